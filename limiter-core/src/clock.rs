@@ -1,0 +1,195 @@
+//! Time, injected: an [`Instant`] in microseconds and the [`Clock`] trait the edges implement.
+//!
+//! The core never reads a clock of its own. Every time-dependent operation either takes `now`
+//! explicitly or goes through a [`Clock`] supplied by the caller (an adapter crate, a test, the
+//! simulator). Arithmetic on instants saturates: a clock that goes backwards yields zero elapsed
+//! time, never a panic and never a wrapped, enormous duration.
+
+use core::cell::Cell;
+use core::time::Duration;
+
+/// A point in time: a count of microseconds since an arbitrary, clock-specific epoch.
+///
+/// One tick is one microsecond. A `u64` of microseconds spans more than 580,000 years, so it never
+/// wraps in practice; every operation saturates anyway.
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use limiter_core::Instant;
+///
+/// let start = Instant::from_micros(1_000);
+/// let later = start.saturating_add(Duration::from_millis(5));
+/// assert_eq!(later.as_micros(), 6_000);
+/// assert_eq!(later.saturating_duration_since(start), Duration::from_millis(5));
+/// // A clock that went backwards: zero elapsed, not a panic.
+/// assert_eq!(start.saturating_duration_since(later), Duration::ZERO);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Instant(u64);
+
+impl Instant {
+    /// The epoch of the clock (tick zero).
+    pub const ZERO: Instant = Instant(0);
+    /// The largest representable instant.
+    pub const MAX: Instant = Instant(u64::MAX);
+
+    /// An instant `micros` microseconds after the clock's epoch.
+    pub const fn from_micros(micros: u64) -> Self {
+        Instant(micros)
+    }
+
+    /// An instant `millis` milliseconds after the clock's epoch (saturating).
+    pub const fn from_millis(millis: u64) -> Self {
+        Instant(millis.saturating_mul(1_000))
+    }
+
+    /// Microseconds since the clock's epoch.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// Microseconds from `earlier` to `self`, or zero if `earlier` is later (a clock that went
+    /// backwards).
+    ///
+    /// ```
+    /// # use limiter_core::Instant;
+    /// assert_eq!(Instant::from_micros(10).micros_since(Instant::from_micros(3)), 7);
+    /// assert_eq!(Instant::from_micros(3).micros_since(Instant::from_micros(10)), 0);
+    /// ```
+    pub const fn micros_since(self, earlier: Instant) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+
+    /// The time from `earlier` to `self`, or [`Duration::ZERO`] if `earlier` is later.
+    pub const fn saturating_duration_since(self, earlier: Instant) -> Duration {
+        Duration::from_micros(self.micros_since(earlier))
+    }
+
+    /// `self + duration`, saturating at [`Instant::MAX`].
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use limiter_core::Instant;
+    /// assert_eq!(Instant::MAX.saturating_add(Duration::from_secs(1)), Instant::MAX);
+    /// ```
+    pub const fn saturating_add(self, duration: Duration) -> Self {
+        Instant(self.0.saturating_add(duration_to_micros(duration)))
+    }
+
+    /// `self + micros` microseconds, saturating at [`Instant::MAX`].
+    pub const fn saturating_add_micros(self, micros: u64) -> Self {
+        Instant(self.0.saturating_add(micros))
+    }
+}
+
+/// Whole microseconds in `duration`, saturating at `u64::MAX`.
+///
+/// ```
+/// # use core::time::Duration;
+/// use limiter_core::clock::duration_to_micros;
+/// assert_eq!(duration_to_micros(Duration::from_millis(3)), 3_000);
+/// assert_eq!(duration_to_micros(Duration::MAX), u64::MAX);
+/// ```
+pub const fn duration_to_micros(duration: Duration) -> u64 {
+    let secs = duration.as_secs();
+    let sub = duration.subsec_micros() as u64;
+    match secs.checked_mul(1_000_000) {
+        Some(whole) => whole.saturating_add(sub),
+        None => u64::MAX,
+    }
+}
+
+/// A source of [`Instant`]s, implemented at the edges (runtime adapters, tests, simulators).
+///
+/// # Contract
+///
+/// `now` returns the current time as a count of microseconds since an epoch of the clock's
+/// choosing. It must be cheap, must never fail and must never panic. It should be monotonic:
+/// consecutive calls return non-decreasing instants. The core tolerates clocks that break this
+/// (time that stands still or steps backwards is treated as zero elapsed time), but measurements
+/// made across a backwards step are lost.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{Clock, Instant};
+///
+/// /// A clock driven by a hardware tick counter at 32,768 Hz.
+/// struct Rtc<'a>(&'a dyn Fn() -> u64);
+///
+/// impl Clock for Rtc<'_> {
+///     fn now(&self) -> Instant {
+///         let ticks = (self.0)();
+///         Instant::from_micros(ticks.saturating_mul(1_000_000) / 32_768)
+///     }
+/// }
+///
+/// let rtc = Rtc(&|| 32_768);
+/// assert_eq!(rtc.now(), Instant::from_micros(1_000_000));
+/// ```
+pub trait Clock {
+    /// The current time.
+    fn now(&self) -> Instant;
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+}
+
+/// A clock that moves only when told to: for tests, simulation and fuzzing.
+///
+/// It is a [`Cell`], so it is not `Sync`; share it by reference within one thread.
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use limiter_core::{Clock, Instant, ManualClock};
+///
+/// let clock = ManualClock::new();
+/// clock.advance(Duration::from_millis(20));
+/// assert_eq!(clock.now(), Instant::from_millis(20));
+/// clock.set(Instant::from_millis(5)); // backwards is allowed: it is a test tool
+/// assert_eq!(clock.now(), Instant::from_millis(5));
+/// ```
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now: Cell<Instant>,
+}
+
+impl ManualClock {
+    /// A clock standing at [`Instant::ZERO`].
+    pub const fn new() -> Self {
+        ManualClock {
+            now: Cell::new(Instant::ZERO),
+        }
+    }
+
+    /// A clock standing at `now`.
+    pub const fn starting_at(now: Instant) -> Self {
+        ManualClock {
+            now: Cell::new(now),
+        }
+    }
+
+    /// Moves the clock forward by `by` (saturating).
+    pub fn advance(&self, by: Duration) {
+        self.now.set(self.now.get().saturating_add(by));
+    }
+
+    /// Sets the clock to `now`, forwards or backwards.
+    pub fn set(&self, now: Instant) {
+        self.now.set(now);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        self.now.get()
+    }
+}

@@ -1,0 +1,461 @@
+//! Additive increase, multiplicative decrease, with a rolling-median latency baseline.
+
+use core::fmt;
+use core::time::Duration;
+
+use super::arith::{LimitValue, Q32};
+use super::{Change, Controller, ControllerStats, Epoch, Sample};
+use crate::clock::duration_to_micros;
+use crate::{Instant, MedianWindow, Outcome, Ratio};
+
+/// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
+/// fixed-point variants can agree to the unit over the whole range.
+pub const MAX_LIMIT: u32 = 1 << 24;
+/// Largest additive step accepted (per round of the limit).
+const MAX_STEP: Ratio = Ratio::from_int(64);
+
+/// What makes a successful call count as congestion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum LatencySignal {
+    /// Latency never cuts; only [`Outcome::Overload`] does.
+    Off,
+    /// Latency above `tolerance ×` the median of the last `N` successful latencies cuts. Until the
+    /// window holds `min_samples` samples there is no verdict (the baseline is not known yet).
+    Baseline {
+        /// Factor over the median that counts as congestion; must be above 1.
+        tolerance: Ratio,
+        /// Samples needed before the baseline is trusted; 1 to `N`.
+        min_samples: u16,
+    },
+    /// Latency above a fixed number of microseconds cuts.
+    Target {
+        /// The latency target in microseconds.
+        micros: u64,
+    },
+}
+
+/// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
+///
+/// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.75,
+/// grow by one per round of the limit, congestion at twice the rolling median once 10 samples are
+/// known, growth only while at least half the limit is in use, no cooldown.
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use limiter_core::{AimdConfig, AimdFixed, ConfigError, Ratio};
+///
+/// let config = AimdConfig::default()
+///     .initial(8)
+///     .bounds(2, 32)
+///     .backoff(Ratio::from_fraction(7, 10).unwrap())
+///     .cooldown(Duration::from_millis(100));
+/// assert!(AimdFixed::new(config).is_ok());
+///
+/// let inverted = AimdConfig::default().bounds(10, 5);
+/// assert_eq!(AimdFixed::new(inverted).unwrap_err(), ConfigError::MinAboveMax);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AimdConfig {
+    initial: u32,
+    min: u32,
+    max: u32,
+    backoff: Ratio,
+    step: Ratio,
+    signal: LatencySignal,
+    cooldown_micros: u64,
+    growth_utilisation: Ratio,
+}
+
+impl Default for AimdConfig {
+    fn default() -> Self {
+        AimdConfig {
+            initial: 4,
+            min: 1,
+            max: 64,
+            backoff: Ratio::from_bits(49_152), // 0.75
+            step: Ratio::ONE,
+            signal: LatencySignal::Baseline {
+                tolerance: Ratio::from_int(2),
+                min_samples: 10,
+            },
+            cooldown_micros: 0,
+            growth_utilisation: Ratio::from_bits(32_768), // 0.5
+        }
+    }
+}
+
+impl AimdConfig {
+    /// The starting limit.
+    pub const fn initial(mut self, initial: u32) -> Self {
+        self.initial = initial;
+        self
+    }
+
+    /// The floor (at least 1: a limit of zero would stop all traffic for good).
+    pub const fn min(mut self, min: u32) -> Self {
+        self.min = min;
+        self
+    }
+
+    /// The ceiling (at most 2^24).
+    pub const fn max(mut self, max: u32) -> Self {
+        self.max = max;
+        self
+    }
+
+    /// Floor and ceiling together.
+    pub const fn bounds(self, min: u32, max: u32) -> Self {
+        self.min(min).max(max)
+    }
+
+    /// The multiplicative decrease factor, strictly between 0 and 1.
+    pub const fn backoff(mut self, backoff: Ratio) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// The additive increase per round of the limit: each healthy sample adds `step / limit`.
+    /// Above 0, at most 64.
+    pub const fn step(mut self, step: Ratio) -> Self {
+        self.step = step;
+        self
+    }
+
+    /// The latency signal.
+    pub const fn signal(mut self, signal: LatencySignal) -> Self {
+        self.signal = signal;
+        self
+    }
+
+    /// Congestion when latency exceeds `tolerance ×` the rolling median, once `min_samples` are
+    /// known.
+    pub const fn baseline(self, tolerance: Ratio, min_samples: u16) -> Self {
+        self.signal(LatencySignal::Baseline {
+            tolerance,
+            min_samples,
+        })
+    }
+
+    /// Congestion when latency exceeds a fixed `target`.
+    pub const fn target(self, target: Duration) -> Self {
+        self.signal(LatencySignal::Target {
+            micros: duration_to_micros(target),
+        })
+    }
+
+    /// After a decrease, hold growth for `cooldown`.
+    pub const fn cooldown(mut self, cooldown: Duration) -> Self {
+        self.cooldown_micros = duration_to_micros(cooldown);
+        self
+    }
+
+    /// Grow only while in-flight ≥ `fraction ×` the limit (0 grows even when idle; at most 1).
+    pub const fn growth_utilisation(mut self, fraction: Ratio) -> Self {
+        self.growth_utilisation = fraction;
+        self
+    }
+
+    /// Checks the configuration for a window of `window` samples.
+    pub fn validate(&self, window: usize) -> Result<(), ConfigError> {
+        if self.min == 0 {
+            return Err(ConfigError::MinIsZero);
+        }
+        if self.min > self.max {
+            return Err(ConfigError::MinAboveMax);
+        }
+        if self.max > MAX_LIMIT {
+            return Err(ConfigError::MaxTooLarge);
+        }
+        if self.initial < self.min || self.initial > self.max {
+            return Err(ConfigError::InitialOutOfBounds);
+        }
+        if self.backoff == Ratio::ZERO || self.backoff >= Ratio::ONE {
+            return Err(ConfigError::BackoffOutOfRange);
+        }
+        if self.step == Ratio::ZERO || self.step > MAX_STEP {
+            return Err(ConfigError::StepOutOfRange);
+        }
+        if self.growth_utilisation > Ratio::ONE {
+            return Err(ConfigError::UtilisationOutOfRange);
+        }
+        match self.signal {
+            LatencySignal::Baseline {
+                tolerance,
+                min_samples,
+            } => {
+                if tolerance <= Ratio::ONE {
+                    return Err(ConfigError::ToleranceOutOfRange);
+                }
+                if min_samples == 0 || usize::from(min_samples) > window {
+                    return Err(ConfigError::MinSamplesOutOfRange);
+                }
+            }
+            LatencySignal::Target { micros: 0 } => return Err(ConfigError::TargetIsZero),
+            LatencySignal::Target { .. } | LatencySignal::Off => {}
+        }
+        Ok(())
+    }
+}
+
+/// Why a controller configuration was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The floor is zero: the limiter could stop admitting anything, for good.
+    MinIsZero,
+    /// The floor is above the ceiling.
+    MinAboveMax,
+    /// The ceiling is above 2^24.
+    MaxTooLarge,
+    /// The initial limit is outside `[min, max]`.
+    InitialOutOfBounds,
+    /// The backoff is not strictly between 0 and 1.
+    BackoffOutOfRange,
+    /// The additive step is 0 or above 64.
+    StepOutOfRange,
+    /// The latency tolerance is not above 1.
+    ToleranceOutOfRange,
+    /// `min_samples` is 0 or larger than the window.
+    MinSamplesOutOfRange,
+    /// The latency target is zero.
+    TargetIsZero,
+    /// The growth utilisation is above 1.
+    UtilisationOutOfRange,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ConfigError::MinIsZero => "the minimum limit must be at least 1",
+            ConfigError::MinAboveMax => "the minimum limit is above the maximum",
+            ConfigError::MaxTooLarge => "the maximum limit is above 2^24",
+            ConfigError::InitialOutOfBounds => "the initial limit is outside [min, max]",
+            ConfigError::BackoffOutOfRange => "the backoff must be strictly between 0 and 1",
+            ConfigError::StepOutOfRange => "the additive step must be above 0 and at most 64",
+            ConfigError::ToleranceOutOfRange => "the latency tolerance must be above 1",
+            ConfigError::MinSamplesOutOfRange => "min_samples must be between 1 and the window",
+            ConfigError::TargetIsZero => "the latency target must be above zero",
+            ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
+        })
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// The AIMD controller: grow by `step / limit` per healthy sample, cut by `backoff` on congestion.
+///
+/// - **Congestion** is an [`Outcome::Overload`], or a success slower than the latency signal
+///   allows ([`LatencySignal`]; by default twice the rolling median of the last `N` latencies).
+/// - **One cut per round trip**: a congestion signal from a request admitted before the last
+///   decrease (an older [`Epoch`]) does not cut again. It was caused by the load the last cut
+///   already answered.
+/// - **Growth only while the limit is used**: a healthy sample grows the limit only if, when it
+///   was admitted, in-flight was at least `growth_utilisation × limit`. An idle client does not
+///   drift to its ceiling.
+/// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
+/// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
+/// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.
+///
+/// `V` is the number the fractional limit is kept in: `f32` ([`AimdF32`]) or [`Q32`] fixed point
+/// ([`AimdFixed`], no floating point at all). On the same samples the two agree to within one unit
+/// of limit. `N` is the size of the latency window.
+///
+/// Time comes only from the samples. It is kept as a monotonic count of elapsed time: a sample
+/// whose clock went backwards adds no elapsed time, and holds are never stretched by it.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{Admission, AimdConfig, AimdFixed, Controller, Instant, Outcome, Sample};
+///
+/// let mut aimd = AimdFixed::new(AimdConfig::default().initial(8).bounds(2, 32)).unwrap();
+/// let mut now = Instant::ZERO;
+/// for _ in 0..200 {
+///     let admitted = Admission::new(&aimd, now, aimd.limit());
+///     now = now.saturating_add_micros(5_000);
+///     aimd.on_sample(&Sample::new(admitted, now, Outcome::Success));
+/// }
+/// assert_eq!(aimd.limit(), 21); // additive increase is deliberately slow
+/// ```
+#[derive(Clone, Debug)]
+pub struct Aimd<V: LimitValue = f32, const N: usize = 32> {
+    config: AimdConfig,
+    limit: V,
+    window: MedianWindow<N>,
+    epoch: Epoch,
+    /// The last raw time seen, to measure the next step of elapsed time from.
+    last_seen: Instant,
+    /// Monotonic elapsed time since construction, in microseconds.
+    elapsed: u64,
+    /// Growth resumes once `elapsed` reaches this.
+    hold_until: u64,
+    increases: u64,
+    decreases: u64,
+    at_floor_since: Option<Instant>,
+}
+
+/// The latency window of [`AimdF32`] and [`AimdFixed`]: 32 samples.
+pub const DEFAULT_WINDOW: usize = 32;
+
+/// [`Aimd`] with an `f32` limit and a 32-sample window. Other windows: `Aimd<f32, N>`.
+pub type AimdF32 = Aimd<f32, DEFAULT_WINDOW>;
+/// [`Aimd`] with a [`Q32`] fixed-point limit (no floating point, for cores without an FPU) and a
+/// 32-sample window. Other windows: `Aimd<Q32, N>`.
+pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
+
+impl<V: LimitValue, const N: usize> Aimd<V, N> {
+    /// A controller with a validated configuration.
+    pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
+        config.validate(N)?;
+        Ok(Aimd {
+            config,
+            limit: V::from_u32(config.initial),
+            window: MedianWindow::new(),
+            epoch: Epoch(0),
+            last_seen: Instant::ZERO,
+            elapsed: 0,
+            hold_until: 0,
+            increases: 0,
+            decreases: 0,
+            at_floor_since: None,
+        })
+    }
+
+    /// The configuration.
+    pub const fn config(&self) -> &AimdConfig {
+        &self.config
+    }
+
+    /// The fractional limit.
+    pub const fn limit_value(&self) -> V {
+        self.limit
+    }
+
+    /// The latency window.
+    pub const fn window(&self) -> &MedianWindow<N> {
+        &self.window
+    }
+
+    /// Advances the monotonic elapsed-time count to `now`; returns it.
+    fn observe(&mut self, now: Instant) -> u64 {
+        self.elapsed = self
+            .elapsed
+            .saturating_add(now.micros_since(self.last_seen));
+        self.last_seen = now;
+        self.elapsed
+    }
+
+    fn latency_is_congested(&self, latency: u64) -> bool {
+        match self.config.signal {
+            LatencySignal::Off => false,
+            LatencySignal::Target { micros } => latency > micros,
+            LatencySignal::Baseline {
+                tolerance,
+                min_samples,
+            } => {
+                self.window.len() >= usize::from(min_samples)
+                    && self
+                        .window
+                        .median()
+                        .is_some_and(|m| latency > tolerance.mul_u64(u64::from(m)))
+            }
+        }
+    }
+
+    fn cut(&mut self, sample: &Sample, elapsed: u64) -> Change {
+        if sample.admission.epoch != self.epoch {
+            return Change::Unchanged; // already answered this round trip
+        }
+        self.limit = self
+            .limit
+            .shrink(self.config.backoff)
+            .clamp_to(self.config.min, self.config.max);
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.decreases = self.decreases.wrapping_add(1);
+        self.hold_until = self
+            .hold_until
+            .max(elapsed.saturating_add(self.config.cooldown_micros));
+        Change::Decreased
+    }
+
+    fn grow(&mut self, sample: &Sample, elapsed: u64) -> Change {
+        if elapsed < self.hold_until {
+            return Change::Unchanged;
+        }
+        let needed = self
+            .config
+            .growth_utilisation
+            .mul_u64(u64::from(self.limit.whole()));
+        if u64::from(sample.admission.in_flight) < needed {
+            return Change::Unchanged;
+        }
+        let grown = self
+            .limit
+            .grow(self.config.step)
+            .clamp_to(self.config.min, self.config.max);
+        if grown == self.limit {
+            return Change::Unchanged; // at the ceiling
+        }
+        self.limit = grown;
+        self.increases = self.increases.wrapping_add(1);
+        Change::Increased
+    }
+}
+
+impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
+    fn limit(&self) -> u32 {
+        self.limit.whole()
+    }
+
+    fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    fn on_sample(&mut self, sample: &Sample) -> Change {
+        let elapsed = self.observe(sample.completed_at);
+        let change = match sample.outcome {
+            Outcome::Ignore => Change::Unchanged,
+            Outcome::Overload => self.cut(sample, elapsed),
+            Outcome::Success => {
+                let latency = sample.latency_micros();
+                let congested = self.latency_is_congested(latency);
+                self.window.push(latency);
+                if congested {
+                    self.cut(sample, elapsed)
+                } else {
+                    self.grow(sample, elapsed)
+                }
+            }
+        };
+        if self.limit.whole() <= self.config.min {
+            self.at_floor_since.get_or_insert(sample.completed_at);
+        } else {
+            self.at_floor_since = None;
+        }
+        change
+    }
+
+    fn hold_growth_until(&mut self, now: Instant, until: Instant) {
+        let elapsed = self.observe(now);
+        let hold = elapsed.saturating_add(until.micros_since(now));
+        self.hold_until = self.hold_until.max(hold);
+    }
+
+    fn stats(&self) -> ControllerStats {
+        ControllerStats {
+            limit: self.limit(),
+            min: self.config.min,
+            max: self.config.max,
+            baseline_micros: self.window.median(),
+            increases: self.increases,
+            decreases: self.decreases,
+            at_floor_since: self.at_floor_since,
+        }
+    }
+}

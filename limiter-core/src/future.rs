@@ -1,0 +1,81 @@
+//! Nameable futures, so adapters and services can hold them without boxing.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use crate::gate::QueueFull;
+use crate::permit::{GateRef, Permit};
+
+/// Waits in the gate's FIFO queue for admission. Created by [`Gate::acquire`](crate::Gate::acquire)
+/// and [`Gate::acquire_owned`](crate::Gate::acquire_owned).
+///
+/// Resolves to a [`Permit`], or to [`QueueFull`] on the first poll if the queue is full.
+///
+/// # Cancel safety
+///
+/// Dropping it leaves the queue. If the gate had already handed it capacity (it was woken but not
+/// yet polled), that capacity goes to the next waiter: no turn is lost.
+#[must_use = "futures do nothing unless polled"]
+pub struct Acquire<R: GateRef> {
+    /// `None` once the future has completed.
+    gate: Option<R>,
+    /// Our place in the queue, while we have one.
+    ticket: Option<u64>,
+}
+
+impl<R: GateRef> Acquire<R> {
+    pub(crate) fn new(gate: R) -> Self {
+        Acquire {
+            gate: Some(gate),
+            ticket: None,
+        }
+    }
+
+    /// Whether this future holds a place in the gate's queue.
+    pub fn is_queued(&self) -> bool {
+        self.ticket.is_some()
+    }
+}
+
+impl<R: GateRef + Unpin> Future for Acquire<R> {
+    type Output = Result<Permit<R>, QueueFull>;
+
+    /// # Panics
+    ///
+    /// If polled again after it has completed.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let gate = this
+            .gate
+            .as_ref()
+            .expect("`Acquire` polled after completion");
+        let admission = match gate.poll_acquire(&mut this.ticket, cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Err(full)) => {
+                this.gate = None;
+                return Poll::Ready(Err(full));
+            }
+            Poll::Ready(Ok(admission)) => admission,
+        };
+        let gate = this.gate.take().expect("checked above");
+        Poll::Ready(Ok(Permit::new(gate, admission)))
+    }
+}
+
+impl<R: GateRef> Drop for Acquire<R> {
+    fn drop(&mut self) {
+        if let (Some(gate), Some(ticket)) = (&self.gate, self.ticket.take()) {
+            gate.cancel_wait(ticket);
+        }
+    }
+}
+
+impl<R: GateRef> core::fmt::Debug for Acquire<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Acquire")
+            .field("queued", &self.ticket.is_some())
+            .field("done", &self.gate.is_none())
+            .finish()
+    }
+}

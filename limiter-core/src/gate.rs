@@ -1,0 +1,433 @@
+//! The gate: admission against the controller's limit, bounded FIFO waiting, permit accounting.
+//!
+//! # Invariants
+//!
+//! All state lives behind one [`RawMutex`]; every rule below holds whenever the lock is free.
+//!
+//! 1. **Hard limit.** `in_flight` grows by one only while `in_flight < limit` (the limit in force
+//!    at that moment). Lowering the limit revokes nothing: in-flight requests finish, and nobody
+//!    is admitted until `in_flight` has fallen below the new limit.
+//! 2. **No idle capacity while someone waits.** If an entry is waiting then
+//!    `in_flight >= limit`. Every operation that frees capacity or raises the limit ends by
+//!    granting waiters, oldest first, until this holds again.
+//! 3. **FIFO, no barging.** By (2), `in_flight < limit` implies nobody is waiting, so the fast
+//!    path (`try_acquire`, a first poll) can never overtake a waiter.
+//! 4. **Conservation.** Each unit of `in_flight` belongs to exactly one [`Permit`] or one granted,
+//!    unclaimed waiter. A permit gives it back on drop (whatever the path), a granted waiter on
+//!    claim (it becomes a permit) or on cancellation (it is released, which grants the next one).
+//! 5. **Wake outside the lock, exactly as many as admitted.** Granting collects wakers; they are
+//!    woken after the lock is released, one per granted entry.
+
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use crate::controller::{Admission, Controller, Sample};
+use crate::permit::{GateRef, Permit};
+use crate::snapshot::Snapshot;
+use crate::waiters::{EntryState, Waiters, WakeList};
+use crate::{Acquire, Clock, Instant, Outcome, RawMutex};
+
+/// The limit was reached; the request was shed without waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AtLimit;
+
+impl core::fmt::Display for AtLimit {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("concurrency limit reached")
+    }
+}
+
+impl core::error::Error for AtLimit {}
+
+/// The waiting queue was full; the request was rejected instead of queued. This is an overload
+/// response: shed the request or report it upstream, do not spin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct QueueFull;
+
+impl core::fmt::Display for QueueFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("concurrency limiter queue is full")
+    }
+}
+
+impl core::error::Error for QueueFull {}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counters {
+    admitted: u64,
+    shed: u64,
+    rejected: u64,
+    cancelled: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct State<C, const Q: usize> {
+    controller: C,
+    in_flight: u32,
+    waiters: Waiters<Q>,
+    counters: Counters,
+}
+
+impl<C: Controller, const Q: usize> State<C, Q> {
+    fn has_room(&self) -> bool {
+        self.in_flight < self.controller.limit()
+    }
+
+    /// Takes one unit of capacity (the caller checked [`State::has_room`]).
+    fn take(&mut self) {
+        self.in_flight += 1;
+        self.counters.admitted = self.counters.admitted.wrapping_add(1);
+    }
+
+    fn admission(&self, at: Instant) -> Admission {
+        Admission {
+            at,
+            epoch: self.controller.epoch(),
+            in_flight: self.in_flight,
+        }
+    }
+
+    /// Restores invariant 2, up to one batch of wakers. Returns whether more may be grantable.
+    fn grant(&mut self, batch: &mut WakeList) -> bool {
+        while self.has_room() {
+            if batch.is_full() {
+                return true;
+            }
+            let Some(waker) = self.waiters.grant_next() else {
+                return false;
+            };
+            self.take();
+            batch.push(waker);
+        }
+        false
+    }
+}
+
+/// An adaptive concurrency gate: admits requests while in-flight is below the controller's limit,
+/// queues up to `Q` more in FIFO order, and feeds each completed request back to the controller.
+///
+/// - `M` is the mutual exclusion ([`RawMutex`]): [`crate::NoopRawMutex`] on one thread,
+///   [`crate::CriticalSectionRawMutex`] on a microcontroller, [`crate::StdRawMutex`] on a server.
+/// - `C` is the [`Controller`]: [`crate::AimdF32`], [`crate::AimdFixed`], [`crate::Fixed`]…
+/// - `T` is the [`Clock`], read when a request is admitted and when it completes.
+/// - `Q` is the capacity of the waiting queue.
+///
+/// The gate never sleeps, spawns or allocates. Waiting is a future ([`Acquire`]) that any
+/// executor, or a hand-written poll loop, can drive.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{AimdF32, Gate, ManualClock, NoopRawMutex};
+///
+/// let clock = ManualClock::new();
+/// let gate: Gate<NoopRawMutex, _, _, 8> = Gate::new(AimdF32::new(Default::default()).unwrap(), &clock);
+///
+/// let permit = gate.try_acquire().expect("below the limit");
+/// clock.advance(core::time::Duration::from_millis(5));
+/// permit.success(); // a 5 ms latency sample for the controller
+/// assert_eq!(gate.snapshot().admitted, 1);
+/// assert_eq!(gate.snapshot().in_flight, 0);
+/// ```
+pub struct Gate<M: RawMutex, C, T, const Q: usize> {
+    state: M::Mutex<State<C, Q>>,
+    clock: T,
+}
+
+impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
+    /// A gate with `controller` deciding the limit and `clock` measuring latency.
+    pub fn new(controller: C, clock: T) -> Self {
+        Gate {
+            state: M::new(State {
+                controller,
+                in_flight: 0,
+                waiters: Waiters::new(),
+                counters: Counters::default(),
+            }),
+            clock,
+        }
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &T {
+        &self.clock
+    }
+
+    /// Runs `f` under the lock, then grants waiters until invariant 2 holds, waking them outside
+    /// the lock in batches.
+    fn locked<R>(&self, f: impl FnOnce(&mut State<C, Q>) -> R) -> R {
+        let mut wakes = WakeList::new();
+        let (result, mut more) = M::lock(&self.state, |s| {
+            let r = f(s);
+            (r, s.grant(&mut wakes))
+        });
+        wakes.wake_all();
+        while more {
+            more = M::lock(&self.state, |s| s.grant(&mut wakes));
+            wakes.wake_all();
+        }
+        result
+    }
+
+    /// Admits a request if in-flight is below the limit, else sheds it at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use limiter_core::{AtLimit, Fixed, Gate, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// let first = gate.try_acquire().unwrap();
+    /// assert_eq!(gate.try_acquire().err(), Some(AtLimit));
+    /// drop(first); // released without an outcome: counted as cancelled, limit unchanged
+    /// assert!(gate.try_acquire().is_ok());
+    /// ```
+    pub fn try_acquire(&self) -> Result<Permit<&Self>, AtLimit> {
+        Self::try_acquire_owned(self)
+    }
+
+    /// [`Gate::try_acquire`] through any handle to the gate (`&Gate`, `Arc<Gate>`…); the permit
+    /// keeps the handle.
+    pub fn try_acquire_owned<R>(handle: R) -> Result<Permit<R>, AtLimit>
+    where
+        R: core::ops::Deref<Target = Self>,
+    {
+        let now = handle.clock.now();
+        let admission = M::lock(&handle.state, |s| {
+            if s.has_room() {
+                s.take();
+                Ok(s.admission(now))
+            } else {
+                s.counters.shed = s.counters.shed.wrapping_add(1);
+                Err(AtLimit)
+            }
+        })?;
+        Ok(Permit::new(handle, admission))
+    }
+
+    /// Waits, in FIFO order, until the request can be admitted.
+    ///
+    /// Resolves to [`QueueFull`] at once if `Q` requests are already queued.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future gives up its place in the queue. If capacity had already been handed
+    /// to it, that capacity is released and passed to the next waiter.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::future::Future;
+    /// use core::pin::pin;
+    /// use core::task::{Context, Poll, Waker};
+    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    ///
+    /// let held = gate.try_acquire().unwrap();
+    /// let mut waiting = pin!(gate.acquire());
+    /// assert!(waiting.as_mut().poll(&mut cx).is_pending());
+    /// held.success();
+    /// let Poll::Ready(Ok(permit)) = waiting.as_mut().poll(&mut cx) else { panic!() };
+    /// permit.success();
+    /// ```
+    pub fn acquire(&self) -> Acquire<&Self> {
+        Acquire::new(self)
+    }
+
+    /// [`Gate::acquire`] through any handle to the gate (`&Gate`, `Arc<Gate>`…).
+    pub fn acquire_owned<R>(handle: R) -> Acquire<R>
+    where
+        R: core::ops::Deref<Target = Self>,
+    {
+        Acquire::new(handle)
+    }
+
+    /// Polls for admission. `ticket` is the caller's place in the queue, `None` before the first
+    /// poll and after admission. The building block of [`Acquire`].
+    pub(crate) fn poll_acquire(
+        &self,
+        ticket: &mut Option<u64>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Admission, QueueFull>> {
+        let now = self.clock.now();
+        let mut stale_waker = None;
+        let poll = M::lock(&self.state, |s| {
+            if let Some(t) = *ticket {
+                match s.waiters.get_mut(t).map(|e| &mut e.state) {
+                    Some(EntryState::Granted) => {
+                        s.waiters.remove(t);
+                        *ticket = None;
+                        return Poll::Ready(Ok(s.admission(now)));
+                    }
+                    Some(EntryState::Waiting(waker)) => {
+                        if !waker.will_wake(cx.waker()) {
+                            stale_waker = Some(core::mem::replace(waker, cx.waker().clone()));
+                        }
+                        return Poll::Pending;
+                    }
+                    // Not queued (cannot happen while invariants hold): start over.
+                    None => *ticket = None,
+                }
+            }
+            if s.has_room() {
+                s.take();
+                return Poll::Ready(Ok(s.admission(now)));
+            }
+            if let Some(t) = s.waiters.push(now, cx.waker().clone()) {
+                *ticket = Some(t);
+                Poll::Pending
+            } else {
+                s.counters.rejected = s.counters.rejected.wrapping_add(1);
+                Poll::Ready(Err(QueueFull))
+            }
+        });
+        drop(stale_waker);
+        poll
+    }
+
+    /// Leaves the queue; a granted but unclaimed place is released and passed on.
+    pub(crate) fn cancel_wait(&self, ticket: u64) {
+        let removed = self.locked(|s| {
+            let entry = s.waiters.remove(ticket)?;
+            if matches!(entry.state, EntryState::Granted) {
+                s.in_flight = s.in_flight.saturating_sub(1);
+                s.counters.cancelled = s.counters.cancelled.wrapping_add(1);
+            }
+            Some(entry)
+        });
+        drop(removed); // its waker, if any, is dropped outside the lock
+    }
+
+    /// Releases a permit's capacity and feeds its outcome to the controller.
+    pub(crate) fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant) {
+        self.locked(|s| {
+            s.in_flight = s.in_flight.saturating_sub(1);
+            let outcome = outcome.unwrap_or_else(|| {
+                s.counters.cancelled = s.counters.cancelled.wrapping_add(1);
+                Outcome::Ignore
+            });
+            s.controller.on_sample(&Sample::new(admission, at, outcome));
+        });
+    }
+
+    /// Holds the controller's growth for `delay` from now (a `Retry-After` hint).
+    pub fn hold_growth_for(&self, delay: Duration) {
+        let now = self.clock.now();
+        M::lock(&self.state, |s| {
+            s.controller
+                .hold_growth_until(now, now.saturating_add(delay));
+        });
+    }
+
+    /// Runs `f` on the controller (to reconfigure it, or to read it), then admits any waiters a
+    /// raised limit makes room for.
+    ///
+    /// ```
+    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// gate.with_controller(|c| c.set_limit(3)).unwrap();
+    /// assert_eq!(gate.snapshot().limit, 3);
+    /// ```
+    pub fn with_controller<R>(&self, f: impl FnOnce(&mut C) -> R) -> R {
+        self.locked(|s| f(&mut s.controller))
+    }
+
+    /// The current limit.
+    pub fn limit(&self) -> u32 {
+        M::lock(&self.state, |s| s.controller.limit())
+    }
+
+    /// Requests in flight (permits held and granted waiters not yet resumed).
+    pub fn in_flight(&self) -> u32 {
+        M::lock(&self.state, |s| s.in_flight)
+    }
+
+    /// Everything an operator needs to see, in one consistent read.
+    pub fn snapshot(&self) -> Snapshot {
+        let now = self.clock.now();
+        M::lock(&self.state, |s| {
+            let stats = s.controller.stats();
+            Snapshot {
+                limit: stats.limit,
+                in_flight: s.in_flight,
+                baseline_micros: stats.baseline_micros,
+                admitted: s.counters.admitted,
+                shed: s.counters.shed,
+                rejected: s.counters.rejected,
+                cancelled: s.counters.cancelled,
+                increases: stats.increases,
+                decreases: stats.decreases,
+                min: stats.min,
+                max: stats.max,
+                at_floor_since: stats.at_floor_since,
+                queued: s.waiters.waiting().count() as u32,
+                oldest_wait_micros: s
+                    .waiters
+                    .oldest_waiting_since()
+                    .map(|since| now.micros_since(since)),
+            }
+        })
+    }
+}
+
+impl<M, C, T, const Q: usize> core::fmt::Debug for Gate<M, C, T, Q>
+where
+    M: RawMutex,
+    C: Controller,
+    T: Clock,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Gate")
+            .field("snapshot", &self.snapshot())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R, M, C, T, const Q: usize> crate::permit::sealed::Sealed for R
+where
+    R: core::ops::Deref<Target = Gate<M, C, T, Q>>,
+    M: RawMutex,
+    C: Controller,
+    T: Clock,
+{
+}
+
+impl<R, M, C, T, const Q: usize> GateRef for R
+where
+    R: core::ops::Deref<Target = Gate<M, C, T, Q>>,
+    M: RawMutex,
+    C: Controller,
+    T: Clock,
+{
+    fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant) {
+        Gate::complete(self, admission, outcome, at);
+    }
+
+    fn hold_growth_for(&self, delay: Duration) {
+        Gate::hold_growth_for(self, delay);
+    }
+
+    fn poll_acquire(
+        &self,
+        ticket: &mut Option<u64>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Admission, QueueFull>> {
+        Gate::poll_acquire(self, ticket, cx)
+    }
+
+    fn cancel_wait(&self, ticket: u64) {
+        Gate::cancel_wait(self, ticket);
+    }
+}

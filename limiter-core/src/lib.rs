@@ -1,0 +1,37 @@
+#![cfg_attr(not(test), no_std)]
+#![doc = include_str!("../README.md")]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod clock;
+pub mod controller;
+mod future;
+mod gate;
+mod mutex;
+pub mod outcome;
+mod permit;
+mod ratio;
+pub mod retry_after;
+mod snapshot;
+mod waiters;
+pub mod window;
+
+pub use clock::{Clock, Instant, ManualClock};
+pub use controller::{
+    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller,
+    ControllerStats, Epoch, Fixed, LatencySignal, LimitValue, Q32, Sample,
+};
+pub use future::Acquire;
+pub use gate::{AtLimit, Gate, QueueFull};
+#[cfg(feature = "critical-section")]
+pub use mutex::CriticalSectionRawMutex;
+#[cfg(feature = "std")]
+pub use mutex::StdRawMutex;
+pub use mutex::{NoopRawMutex, RawMutex};
+pub use outcome::{Cause, HttpClassifier, Outcome};
+pub use permit::{GateRef, Permit};
+pub use ratio::{InvalidRatio, Ratio};
+pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
+pub use snapshot::Snapshot;
+pub use window::{MedianWindow, WindowedMin};

@@ -1,0 +1,150 @@
+//! [`Permit`]: one admitted request, released exactly once on every path.
+
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use crate::controller::Admission;
+use crate::gate::QueueFull;
+use crate::{Cause, Instant, Outcome};
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// A handle to a [`Gate`](crate::Gate): `&Gate`, `Arc<Gate>`, or any other `Deref` to one.
+///
+/// Implemented for every such handle; sealed. Its methods are the gate's internal protocol and
+/// are not meant to be called directly.
+pub trait GateRef: sealed::Sealed {
+    #[doc(hidden)]
+    fn now(&self) -> Instant;
+    #[doc(hidden)]
+    fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant);
+    #[doc(hidden)]
+    fn hold_growth_for(&self, delay: Duration);
+    #[doc(hidden)]
+    fn poll_acquire(
+        &self,
+        ticket: &mut Option<u64>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Admission, QueueFull>>;
+    #[doc(hidden)]
+    fn cancel_wait(&self, ticket: u64);
+}
+
+/// The right to have one request in flight.
+///
+/// Record how the request ended with [`success`](Permit::success),
+/// [`overload`](Permit::overload), [`ignore`](Permit::ignore) or [`record`](Permit::record);
+/// each consumes the permit and releases its capacity. A permit dropped without an outcome (the
+/// caller was cancelled, a `?` returned early, a panic unwound) is released as *cancelled*: the
+/// capacity comes back and the limit does not move.
+///
+/// Latency is measured from [`admission`](Permit::admission), never from when the caller
+/// started waiting.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{Cause, Fixed, Gate, HttpClassifier, ManualClock, NoopRawMutex};
+///
+/// let clock = ManualClock::new();
+/// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(2).unwrap(), &clock);
+///
+/// let permit = gate.try_acquire().unwrap();
+/// permit.record(HttpClassifier::new().outcome(503)); // congestion
+///
+/// let permit = gate.try_acquire().unwrap();
+/// permit.record_cause(Cause::Validation); // says nothing about capacity
+///
+/// {
+///     let _permit = gate.try_acquire().unwrap();
+///     // dropped here without an outcome: cancelled
+/// }
+/// let s = gate.snapshot();
+/// assert_eq!((s.in_flight, s.admitted, s.cancelled), (0, 3, 1));
+/// ```
+#[must_use = "a permit releases its capacity when dropped; record an outcome with it"]
+#[clippy::has_significant_drop]
+pub struct Permit<R: GateRef> {
+    gate: R,
+    admission: Admission,
+    /// Cleared once the capacity has been handed back.
+    armed: bool,
+}
+
+impl<R: GateRef> Permit<R> {
+    pub(crate) fn new(gate: R, admission: Admission) -> Self {
+        Permit {
+            gate,
+            admission,
+            armed: true,
+        }
+    }
+
+    /// When and under what state the request was admitted.
+    pub fn admission(&self) -> Admission {
+        self.admission
+    }
+
+    /// The gate this permit belongs to.
+    pub fn gate(&self) -> &R {
+        &self.gate
+    }
+
+    /// The call succeeded; its latency (admission to now) is a sample for the controller.
+    pub fn success(self) {
+        self.record(Outcome::Success);
+    }
+
+    /// The dependency signalled congestion (timeout, 429, 503, 504, dropped): cut the limit.
+    pub fn overload(self) {
+        self.record(Outcome::Overload);
+    }
+
+    /// The outcome says nothing about capacity (a client error): release, change nothing.
+    pub fn ignore(self) {
+        self.record(Outcome::Ignore);
+    }
+
+    /// Records `outcome`, completing now.
+    pub fn record(self, outcome: Outcome) {
+        let now = self.gate.now();
+        self.record_at(outcome, now);
+    }
+
+    /// Records the outcome `cause` stands for (see [`Cause::outcome`]).
+    pub fn record_cause(self, cause: Cause) {
+        self.record(cause.outcome());
+    }
+
+    /// Records `outcome`, completing at `at` (for callers that timestamp completions themselves).
+    pub fn record_at(mut self, outcome: Outcome, at: Instant) {
+        self.armed = false;
+        self.gate.complete(self.admission, Some(outcome), at);
+    }
+
+    /// The dependency asked for a pause (`Retry-After`): hold the limit's growth for `delay`.
+    /// Bound `delay` first; [`crate::parse_retry_after`] does.
+    pub fn hold_growth_for(&self, delay: Duration) {
+        self.gate.hold_growth_for(delay);
+    }
+}
+
+impl<R: GateRef> Drop for Permit<R> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.armed = false;
+            let now = self.gate.now();
+            self.gate.complete(self.admission, None, now);
+        }
+    }
+}
+
+impl<R: GateRef> core::fmt::Debug for Permit<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Permit")
+            .field("admission", &self.admission)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,345 @@
+//! Latency windows: a rolling median over the last `N` samples, and a windowed minimum.
+//!
+//! Samples are stored as `u32` microseconds (saturating at about 71 minutes), so a 32-sample
+//! [`MedianWindow`] costs 260 bytes.
+
+/// Saturates a microsecond count into a stored sample.
+const fn to_sample(micros: u64) -> u32 {
+    if micros > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        micros as u32
+    }
+}
+
+/// The last `N` latency samples, with their median and any quantile in O(1).
+///
+/// A ring buffer remembers arrival order, so the oldest sample is evicted first; a sorted copy of
+/// the same samples answers order statistics by indexing. An update is a binary search plus one
+/// shift of the sorted copy: O(N) in the worst case, with no allocation. `N` must be at least 1
+/// and at most 65535.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::MedianWindow;
+///
+/// let mut w = MedianWindow::<4>::new();
+/// assert_eq!(w.median(), None);
+/// for micros in [50, 10, 40, 20, 30] {
+///     w.push(micros); // 50 falls out when 30 arrives
+/// }
+/// assert_eq!(w.len(), 4);
+/// assert_eq!(w.median(), Some(25)); // mean of the two middle samples, 20 and 30
+/// assert_eq!(w.min(), Some(10));
+/// assert_eq!(w.quantile_permille(1_000), Some(40));
+/// ```
+#[derive(Clone, Debug)]
+pub struct MedianWindow<const N: usize> {
+    /// Samples in arrival order; `ring[head]` is the oldest once the window is full.
+    ring: [u32; N],
+    /// The same samples, ascending; only `sorted[..len]` is meaningful.
+    sorted: [u32; N],
+    head: u16,
+    len: u16,
+}
+
+impl<const N: usize> Default for MedianWindow<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> MedianWindow<N> {
+    const CAPACITY_OK: () = assert!(N >= 1 && N <= u16::MAX as usize, "1 <= N <= 65535");
+
+    /// An empty window.
+    pub const fn new() -> Self {
+        let () = Self::CAPACITY_OK;
+        MedianWindow {
+            ring: [0; N],
+            sorted: [0; N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Number of samples held (at most `N`).
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether no sample has been pushed yet.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the window holds `N` samples (the next push evicts the oldest).
+    pub const fn is_full(&self) -> bool {
+        self.len as usize == N
+    }
+
+    /// Forgets every sample.
+    pub fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+
+    /// Adds a sample in microseconds (saturating at `u32::MAX`), evicting the oldest if full.
+    pub fn push(&mut self, micros: u64) {
+        let sample = to_sample(micros);
+        let len = self.len as usize;
+        if len < N {
+            self.ring[(self.head as usize + len) % N] = sample;
+            let at = self.sorted[..len].partition_point(|&s| s <= sample);
+            self.sorted.copy_within(at..len, at + 1);
+            self.sorted[at] = sample;
+            self.len += 1;
+            return;
+        }
+        let head = self.head as usize;
+        let evicted = self.ring[head];
+        self.ring[head] = sample;
+        self.head = ((head + 1) % N) as u16;
+        // Replace `evicted` by `sample` in the sorted copy with a single shift of the elements
+        // between the two positions.
+        let out = self.sorted.partition_point(|&s| s < evicted);
+        if sample >= evicted {
+            let to = self.sorted.partition_point(|&s| s <= sample) - 1;
+            self.sorted.copy_within(out + 1..=to, out);
+            self.sorted[to] = sample;
+        } else {
+            let to = self.sorted.partition_point(|&s| s <= sample);
+            self.sorted.copy_within(to..out, to + 1);
+            self.sorted[to] = sample;
+        }
+    }
+
+    /// The median: the middle sample, or the mean of the two middle samples (rounded down).
+    pub fn median(&self) -> Option<u32> {
+        let len = self.len as usize;
+        if len == 0 {
+            return None;
+        }
+        let hi = self.sorted[len / 2];
+        if len % 2 == 1 {
+            Some(hi)
+        } else {
+            let lo = self.sorted[len / 2 - 1];
+            Some(lo + (hi - lo) / 2)
+        }
+    }
+
+    /// The nearest-rank quantile at `permille` thousandths (0 is the minimum, 1000 and above the
+    /// maximum): the smallest sample such that at least `permille`‰ of the samples are ≤ it.
+    ///
+    /// ```
+    /// # use limiter_core::MedianWindow;
+    /// let mut w = MedianWindow::<100>::new();
+    /// for micros in 1..=100 {
+    ///     w.push(micros);
+    /// }
+    /// assert_eq!(w.quantile_permille(950), Some(95));
+    /// assert_eq!(w.quantile_permille(0), Some(1));
+    /// ```
+    pub fn quantile_permille(&self, permille: u16) -> Option<u32> {
+        let len = self.len as usize;
+        if len == 0 {
+            return None;
+        }
+        let p = usize::from(permille.min(1_000));
+        let rank = (p * len).div_ceil(1_000).max(1);
+        Some(self.sorted[rank - 1])
+    }
+
+    /// The smallest sample held.
+    pub fn min(&self) -> Option<u32> {
+        self.sorted[..self.len as usize].first().copied()
+    }
+
+    /// The largest sample held.
+    pub fn max(&self) -> Option<u32> {
+        self.sorted[..self.len as usize].last().copied()
+    }
+
+    /// The samples held, ascending.
+    pub fn sorted(&self) -> &[u32] {
+        &self.sorted[..self.len as usize]
+    }
+}
+
+/// The minimum latency seen over a sliding time period, refreshed so it cannot go stale.
+///
+/// Time is cut into epochs of length `period`. The minimum reported is the smaller of the current
+/// and the previous epoch's minima, so it always covers between one and two periods of history.
+/// A minimum seen once, long ago (a lucky cached response before a deploy made everything
+/// slower), therefore ages out after at most two periods instead of pinning the baseline forever,
+/// while sustained queueing has to persist for a whole period before it can raise the baseline.
+///
+/// Times are explicit; a clock that goes backwards never rotates epochs and never panics.
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use limiter_core::{Instant, WindowedMin};
+///
+/// let mut min = WindowedMin::new(Duration::from_secs(10));
+/// min.push(Instant::from_millis(0), 5_000);
+/// min.push(Instant::from_millis(1_000), 9_000);
+/// assert_eq!(min.get(), Some(5_000));
+/// // Two whole periods later the old 5 ms has aged out.
+/// min.push(Instant::from_millis(21_000), 9_000);
+/// assert_eq!(min.get(), Some(9_000));
+/// ```
+#[derive(Clone, Debug)]
+pub struct WindowedMin {
+    period_micros: u64,
+    epoch_start: crate::Instant,
+    current: Option<u32>,
+    previous: Option<u32>,
+}
+
+impl WindowedMin {
+    /// A windowed minimum refreshed every `period` (a zero period is taken as one microsecond).
+    pub const fn new(period: core::time::Duration) -> Self {
+        let micros = crate::clock::duration_to_micros(period);
+        WindowedMin {
+            period_micros: if micros == 0 { 1 } else { micros },
+            epoch_start: crate::Instant::ZERO,
+            current: None,
+            previous: None,
+        }
+    }
+
+    /// Records a sample taken at `now`.
+    pub fn push(&mut self, now: crate::Instant, micros: u64) {
+        self.rotate(now);
+        let sample = to_sample(micros);
+        self.current = Some(self.current.map_or(sample, |m| m.min(sample)));
+    }
+
+    /// Moves the epochs forward to `now` without a sample (so an idle period also ages the
+    /// minimum).
+    pub fn rotate(&mut self, now: crate::Instant) {
+        let elapsed = now.micros_since(self.epoch_start);
+        if elapsed < self.period_micros {
+            return;
+        }
+        let epochs = elapsed / self.period_micros;
+        self.previous = if epochs == 1 { self.current } else { None };
+        self.current = None;
+        self.epoch_start = self
+            .epoch_start
+            .saturating_add_micros(epochs.saturating_mul(self.period_micros));
+    }
+
+    /// The minimum over the current and previous epochs.
+    pub fn get(&self) -> Option<u32> {
+        match (self.current, self.previous) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Forgets every sample.
+    pub fn clear(&mut self) {
+        self.current = None;
+        self.previous = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Instant;
+    use core::time::Duration;
+    use std::vec::Vec;
+
+    /// A tiny deterministic generator (xorshift), enough to vary samples without a dependency.
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    fn check_against_sorting<const N: usize>(seed: u64, range: u64) {
+        let mut w = MedianWindow::<N>::new();
+        let mut reference: Vec<u32> = Vec::new();
+        let mut rng = seed;
+        for _ in 0..2_000 {
+            let v = xorshift(&mut rng) % range;
+            w.push(v);
+            reference.push(to_sample(v));
+            if reference.len() > N {
+                reference.remove(0);
+            }
+            let mut sorted = reference.clone();
+            sorted.sort_unstable();
+            assert_eq!(w.sorted(), &sorted[..]);
+            let n = sorted.len();
+            let median = if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                u64::midpoint(u64::from(sorted[n / 2 - 1]), u64::from(sorted[n / 2])) as u32
+            };
+            assert_eq!(w.median(), Some(median));
+            assert_eq!(w.min(), sorted.first().copied());
+            assert_eq!(w.max(), sorted.last().copied());
+            for p in [0u16, 1, 250, 500, 900, 950, 990, 999, 1_000, 5_000] {
+                let rank = ((usize::from(p.min(1000)) * n).div_ceil(1000)).max(1);
+                assert_eq!(w.quantile_permille(p), Some(sorted[rank - 1]));
+            }
+        }
+    }
+
+    #[test]
+    fn matches_a_sort_based_reference() {
+        check_against_sorting::<1>(1, 100);
+        check_against_sorting::<2>(2, 5);
+        check_against_sorting::<7>(3, 10);
+        check_against_sorting::<32>(4, 1_000_000);
+        check_against_sorting::<33>(5, 3);
+        check_against_sorting::<200>(6, u64::MAX);
+    }
+
+    #[test]
+    fn huge_samples_saturate() {
+        let mut w = MedianWindow::<3>::new();
+        w.push(u64::MAX);
+        w.push(u64::from(u32::MAX) + 1);
+        assert_eq!(w.median(), Some(u32::MAX));
+        assert_eq!(w.min(), Some(u32::MAX));
+    }
+
+    #[test]
+    fn clear_empties() {
+        let mut w = MedianWindow::<3>::new();
+        w.push(1);
+        w.clear();
+        assert!(w.is_empty());
+        assert_eq!(w.median(), None);
+        assert_eq!(w.quantile_permille(500), None);
+    }
+
+    #[test]
+    fn windowed_min_refreshes_and_tolerates_backwards_time() {
+        let mut m = WindowedMin::new(Duration::from_millis(100));
+        assert_eq!(m.get(), None);
+        m.push(Instant::from_millis(10), 50);
+        m.push(Instant::from_millis(150), 70); // next epoch: previous keeps 50
+        assert_eq!(m.get(), Some(50));
+        m.push(Instant::from_millis(250), 80); // 50 ages out
+        assert_eq!(m.get(), Some(70));
+        m.push(Instant::from_millis(5), 90); // backwards: no rotation, no panic
+        assert_eq!(m.get(), Some(70));
+        m.rotate(Instant::from_millis(1_000)); // long idle: everything ages out
+        assert_eq!(m.get(), None);
+        m.push(Instant::MAX, 1);
+        assert_eq!(m.get(), Some(1));
+        let mut zero = WindowedMin::new(Duration::ZERO);
+        zero.push(Instant::from_micros(3), 4);
+        assert_eq!(zero.get(), Some(4));
+    }
+}
