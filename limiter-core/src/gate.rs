@@ -112,7 +112,9 @@ impl<C: Controller, const Q: usize> State<C, Q> {
 ///   [`crate::CriticalSectionRawMutex`] on a microcontroller, [`crate::StdRawMutex`] on a server.
 /// - `C` is the [`Controller`]: [`crate::AimdF32`], [`crate::AimdFixed`], [`crate::Fixed`]…
 /// - `T` is the [`Clock`], read when a request is admitted and when it completes.
-/// - `Q` is the capacity of the waiting queue.
+/// - `Q` is the capacity of the waiting queue. A waiter keeps its place from its first poll until
+///   it resumes with a permit (or is dropped), so a woken waiter that has not run yet still
+///   counts.
 ///
 /// The gate never sleeps, spawns or allocates. Waiting is a future ([`Acquire`]) that any
 /// executor, or a hand-written poll loop, can drive.

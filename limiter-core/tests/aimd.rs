@@ -1,0 +1,465 @@
+//! The AIMD controller against the "Verify" paragraphs of seed 000 (adaptive concurrency limits
+//! with AIMD), with its numbers, plus the contract of DESIGN.md: bounds, one cut per round trip,
+//! growth only while used, holds, and float/fixed agreement.
+
+use core::time::Duration;
+
+use limiter_core::{
+    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, Instant,
+    LatencySignal, LimitValue, Outcome, Q32, Ratio, Sample,
+};
+
+const MS: u64 = 1_000;
+
+/// Feeds one request admitted at `at` with the limit fully used, completing `latency` later.
+fn complete<C: Controller>(c: &mut C, at: u64, latency: u64, outcome: Outcome) -> Change {
+    let admitted = Admission::new(c, Instant::from_micros(at), c.limit());
+    c.on_sample(&Sample::new(
+        admitted,
+        Instant::from_micros(at + latency),
+        outcome,
+    ))
+}
+
+fn seed_config() -> AimdConfig {
+    AimdConfig::default()
+        .initial(8)
+        .bounds(2, 32)
+        .target(Duration::from_millis(20))
+}
+
+#[test]
+fn from_4_fast_successes_pass_5_within_a_few_rounds_and_one_failure_cuts_to_75_percent() {
+    let mut aimd = AimdF32::new(AimdConfig::default().initial(4)).unwrap();
+    let mut samples = 0;
+    while aimd.limit_value() <= 5.0 {
+        complete(&mut aimd, samples * 10 * MS, 5 * MS, Outcome::Success);
+        samples += 1;
+        assert!(samples <= 4 + 5 + 6, "not past 5 within three rounds");
+    }
+    // One round of the limit adds about one: 4 → 5 takes 4 samples, 5 → past 5 a few more.
+    assert!(samples >= 5, "additive increase is slow: {samples} samples");
+    let before = aimd.limit_value();
+    assert_eq!(
+        complete(&mut aimd, 1_000 * MS, 5 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(aimd.limit_value(), before * 0.75);
+}
+
+#[test]
+fn two_hundred_healthy_samples_raise_8_to_about_21() {
+    fn run<V: LimitValue>() -> Aimd<V, 32> {
+        let mut aimd = Aimd::<V, 32>::new(seed_config()).unwrap();
+        for i in 0..200 {
+            complete(&mut aimd, i * 10 * MS, 5 * MS, Outcome::Success);
+        }
+        aimd
+    }
+    let float = run::<f32>();
+    let fixed = run::<Q32>();
+    assert_eq!(float.limit(), 21);
+    assert_eq!(fixed.limit(), 21);
+    assert!((21.0..22.0).contains(&float.limit_value()));
+    assert_eq!(float.stats().increases, 200);
+}
+
+#[test]
+fn five_failures_spaced_past_the_cooldown_walk_21_down_to_about_5() {
+    let config = seed_config().cooldown(Duration::from_millis(40));
+    let mut aimd = AimdF32::new(config).unwrap();
+    for i in 0..200 {
+        complete(&mut aimd, i * 10 * MS, 5 * MS, Outcome::Success);
+    }
+    assert_eq!(aimd.limit(), 21);
+    let mut t = 3_000 * MS;
+    for _ in 0..5 {
+        assert_eq!(
+            complete(&mut aimd, t, 5 * MS, Outcome::Overload),
+            Change::Decreased
+        );
+        t += 50 * MS;
+    }
+    assert_eq!(aimd.limit(), 5);
+    assert!((5.0..5.5).contains(&aimd.limit_value()));
+    assert_eq!(aimd.stats().decreases, 5);
+    // Spaced-out failures keep cutting, but never below the floor of 2.
+    for _ in 0..20 {
+        complete(&mut aimd, t, 5 * MS, Outcome::Overload);
+        t += 50 * MS;
+    }
+    assert_eq!(aimd.limit(), 2);
+    assert!(aimd.stats().at_floor_since.is_some());
+}
+
+/// A trace of rounds: each round admits `limit` requests at once, under the current epoch, and
+/// completes them with the given latencies. Returns the decreases it caused.
+fn replay_rounds<C: Controller>(c: &mut C, t: &mut u64, latencies: &mut dyn Iterator<Item = u64>) {
+    loop {
+        let n = c.limit();
+        let admissions: Vec<Admission> = (0..n)
+            .map(|i| Admission::new(c, Instant::from_micros(*t), i + 1))
+            .collect();
+        let mut done = 0;
+        let mut round_end = *t;
+        for a in admissions {
+            let Some(latency) = latencies.next() else {
+                return;
+            };
+            round_end = round_end.max(*t + latency);
+            c.on_sample(&Sample::new(
+                a,
+                Instant::from_micros(*t + latency),
+                Outcome::Success,
+            ));
+            done += 1;
+        }
+        assert_eq!(done, n);
+        *t = round_end;
+    }
+}
+
+/// Healthy but noisy: 15–25 ms, and one call in twenty slow at 35 ms.
+fn noisy_healthy(count: usize) -> impl Iterator<Item = u64> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..count).map(move |i| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if i % 20 == 19 {
+            35 * MS
+        } else {
+            15 * MS + x % (10 * MS)
+        }
+    })
+}
+
+#[test]
+fn occasional_slow_calls_cut_far_less_with_the_median_baseline_than_with_a_fixed_target() {
+    let base = AimdConfig::default().initial(8).bounds(2, 64);
+    let mut fixed_target = AimdF32::new(base.target(Duration::from_millis(20))).unwrap();
+    let mut median = AimdF32::new(base.baseline(Ratio::from_int(2), 10)).unwrap();
+
+    let (mut t1, mut t2) = (0, 0);
+    replay_rounds(&mut fixed_target, &mut t1, &mut noisy_healthy(2_000));
+    replay_rounds(&mut median, &mut t2, &mut noisy_healthy(2_000));
+    let target_cuts = fixed_target.stats().decreases;
+    let median_cuts = median.stats().decreases;
+    assert!(
+        target_cuts >= 20 && median_cuts * 10 <= target_cuts,
+        "fixed target cut {target_cuts} times, median baseline {median_cuts}"
+    );
+    let healthy_limit = median.limit();
+    eprintln!(
+        "decreases over 2000 noisy healthy calls: fixed target {target_cuts}, median {median_cuts}; limit {healthy_limit}"
+    );
+
+    // A sustained slowdown (everything at 100 ms) still shrinks the limit.
+    replay_rounds(
+        &mut median,
+        &mut t2,
+        &mut core::iter::repeat_n(100 * MS, 16),
+    );
+    assert!(
+        median.limit() < healthy_limit,
+        "limit {} after slowdown, {healthy_limit} before",
+        median.limit()
+    );
+    assert!(median.stats().decreases > median_cuts);
+    eprintln!("after a sustained slowdown: limit {}", median.limit());
+}
+
+#[test]
+fn client_errors_and_cancellations_never_change_the_limit() {
+    let mut aimd = AimdFixed::new(seed_config()).unwrap();
+    for i in 0..50 {
+        assert_eq!(
+            complete(&mut aimd, i * MS, 500 * MS, Outcome::Ignore),
+            Change::Unchanged
+        );
+    }
+    assert_eq!(aimd.limit_value(), Q32::from_u32(8));
+    assert_eq!(aimd.stats().decreases, 0);
+    assert_eq!(aimd.stats().increases, 0);
+}
+
+#[test]
+fn one_cut_per_round_trip() {
+    let mut aimd = AimdF32::new(seed_config()).unwrap();
+    let at = Instant::from_millis(0);
+    let round: Vec<Admission> = (1..=8).map(|n| Admission::new(&aimd, at, n)).collect();
+    let mut changes = Vec::new();
+    for a in round {
+        let s = Sample::new(a, Instant::from_millis(30), Outcome::Overload);
+        changes.push(aimd.on_sample(&s));
+    }
+    assert_eq!(changes[0], Change::Decreased);
+    assert!(changes[1..].iter().all(|c| *c == Change::Unchanged));
+    assert_eq!(aimd.limit(), 6);
+    // A request admitted after the cut is a new round trip: it may cut again.
+    assert_eq!(
+        complete(&mut aimd, 40 * MS, 30 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(aimd.limit(), 4);
+}
+
+#[test]
+fn an_idle_client_does_not_inflate_its_limit() {
+    let mut aimd = AimdF32::new(seed_config()).unwrap();
+    for i in 0..1_000 {
+        let a = Admission::new(&aimd, Instant::from_micros(i * MS), 1);
+        aimd.on_sample(&Sample::new(
+            a,
+            Instant::from_micros(i * MS + 5 * MS),
+            Outcome::Success,
+        ));
+    }
+    assert_eq!(aimd.limit(), 8);
+    // Half the limit in use is enough to grow (the default growth utilisation).
+    let a = Admission::new(&aimd, Instant::from_millis(2_000), 4);
+    let s = Sample::new(a, Instant::from_millis(2_005), Outcome::Success);
+    assert_eq!(aimd.on_sample(&s), Change::Increased);
+}
+
+#[test]
+fn growth_waits_out_the_cooldown_and_retry_after_hints() {
+    let config = seed_config().cooldown(Duration::from_millis(100));
+    let mut aimd = AimdF32::new(config).unwrap();
+    complete(&mut aimd, 0, 5 * MS, Outcome::Overload); // cut at 5 ms
+    assert_eq!(
+        complete(&mut aimd, 10 * MS, 5 * MS, Outcome::Success),
+        Change::Unchanged
+    );
+    assert_eq!(
+        complete(&mut aimd, 100 * MS, 6 * MS, Outcome::Success),
+        Change::Increased
+    );
+
+    aimd.hold_growth_until(Instant::from_millis(200), Instant::from_millis(1_200));
+    assert_eq!(
+        complete(&mut aimd, 1_000 * MS, 5 * MS, Outcome::Success),
+        Change::Unchanged
+    );
+    assert_eq!(
+        complete(&mut aimd, 1_200 * MS, 5 * MS, Outcome::Success),
+        Change::Increased
+    );
+}
+
+#[test]
+fn a_clock_that_goes_backwards_does_not_stretch_a_hold() {
+    let config = seed_config().cooldown(Duration::from_millis(100));
+    let mut aimd = AimdF32::new(config).unwrap();
+    complete(&mut aimd, 1_000_000 * MS, 5 * MS, Outcome::Overload);
+    // The clock is reset far back; 100 ms of its new time is enough to end the cooldown.
+    assert_eq!(
+        complete(&mut aimd, 0, 5 * MS, Outcome::Success),
+        Change::Unchanged
+    );
+    assert_eq!(
+        complete(&mut aimd, 100 * MS, 5 * MS, Outcome::Success),
+        Change::Increased
+    );
+    // A sample that completes "before" it was admitted has zero latency, not a huge one.
+    let a = Admission::new(&aimd, Instant::from_millis(500), 8);
+    let s = Sample::new(a, Instant::from_millis(400), Outcome::Success);
+    assert_eq!(s.latency_micros(), 0);
+    aimd.on_sample(&s);
+}
+
+#[test]
+fn no_latency_verdict_until_the_window_has_min_samples() {
+    let config = AimdConfig::default()
+        .initial(8)
+        .bounds(1, 64)
+        .baseline(Ratio::from_int(2), 10);
+    let mut aimd = AimdF32::new(config).unwrap();
+    // Wildly varying latencies while the window fills: never a cut.
+    for (i, ms) in [1, 100, 2, 300, 1, 50, 2, 900, 3].iter().enumerate() {
+        let c = complete(&mut aimd, i as u64 * 1_000 * MS, ms * MS, Outcome::Success);
+        assert_ne!(c, Change::Decreased, "sample {i}");
+    }
+    complete(&mut aimd, 10_000 * MS, 2 * MS, Outcome::Success); // 10th sample: median is 2.5 ms
+    assert_eq!(aimd.stats().baseline_micros, Some(2_500));
+    assert_eq!(
+        complete(&mut aimd, 20_000 * MS, 6 * MS, Outcome::Success),
+        Change::Decreased
+    );
+}
+
+#[test]
+fn latency_signal_off_cuts_only_on_overload() {
+    let config = seed_config().signal(LatencySignal::Off);
+    let mut aimd = AimdF32::new(config).unwrap();
+    for i in 0..100 {
+        assert_ne!(
+            complete(&mut aimd, i * 10 * MS, (i + 1) * 100 * MS, Outcome::Success),
+            Change::Decreased
+        );
+    }
+    assert_eq!(aimd.stats().decreases, 0);
+}
+
+#[test]
+fn invalid_configurations_are_rejected_at_construction() {
+    let ok = AimdConfig::default();
+    let cases = [
+        (ok.min(0), ConfigError::MinIsZero),
+        (ok.bounds(10, 5), ConfigError::MinAboveMax),
+        (ok.max((1 << 24) + 1), ConfigError::MaxTooLarge),
+        (ok.initial(100), ConfigError::InitialOutOfBounds),
+        (ok.backoff(Ratio::ONE), ConfigError::BackoffOutOfRange),
+        (ok.backoff(Ratio::ZERO), ConfigError::BackoffOutOfRange),
+        (ok.step(Ratio::ZERO), ConfigError::StepOutOfRange),
+        (ok.step(Ratio::from_int(65)), ConfigError::StepOutOfRange),
+        (
+            ok.baseline(Ratio::ONE, 10),
+            ConfigError::ToleranceOutOfRange,
+        ),
+        (
+            ok.baseline(Ratio::from_int(2), 0),
+            ConfigError::MinSamplesOutOfRange,
+        ),
+        (
+            ok.baseline(Ratio::from_int(2), 33),
+            ConfigError::MinSamplesOutOfRange,
+        ),
+        (ok.target(Duration::ZERO), ConfigError::TargetIsZero),
+        (
+            ok.growth_utilisation(Ratio::from_int(2)),
+            ConfigError::UtilisationOutOfRange,
+        ),
+    ];
+    for (config, error) in cases {
+        assert_eq!(AimdF32::new(config).unwrap_err(), error, "{config:?}");
+        assert_eq!(AimdFixed::new(config).unwrap_err(), error, "{config:?}");
+    }
+    // A bigger window accepts more min_samples.
+    assert!(Aimd::<f32, 64>::new(ok.baseline(Ratio::from_int(2), 33)).is_ok());
+    // NaN never becomes a configuration.
+    assert!(Ratio::from_f32(f32::NAN).is_err());
+}
+
+/// A deterministic event stream with everything hostile in it: jumps, backwards time, huge and
+/// zero latencies, stale epochs, every outcome, huge hints.
+struct Chaos(u64);
+
+impl Chaos {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn time(&mut self, now: &mut u64) -> u64 {
+        *now = match self.next() % 10 {
+            0 => now.saturating_sub(self.next() % (1_000 * MS)),
+            1 => self.next(),
+            2 => u64::MAX - self.next() % 1_000,
+            _ => now.saturating_add(self.next() % (50 * MS)),
+        };
+        *now
+    }
+}
+
+fn chaos_step<C: Controller>(c: &mut C, rng: &mut Chaos, now: &mut u64, epochs: &mut Vec<u32>) {
+    let admitted_at = rng.time(now);
+    let epoch = if rng.next() % 4 == 0 {
+        epochs[(rng.next() as usize) % epochs.len()]
+    } else {
+        c.epoch().0
+    };
+    let in_flight = (rng.next() % u64::from(c.limit() * 2 + 1)) as u32;
+    let completed_at = rng.time(now);
+    let outcome = match rng.next() % 5 {
+        0 => Outcome::Overload,
+        1 => Outcome::Ignore,
+        _ => Outcome::Success,
+    };
+    let admission = Admission {
+        at: Instant::from_micros(admitted_at),
+        epoch: limiter_core::Epoch(epoch),
+        in_flight,
+    };
+    c.on_sample(&Sample::new(
+        admission,
+        Instant::from_micros(completed_at),
+        outcome,
+    ));
+    if rng.next() % 50 == 0 {
+        let at = Instant::from_micros(rng.time(now));
+        c.hold_growth_until(at, Instant::from_micros(rng.next()));
+    }
+    epochs.push(c.epoch().0);
+}
+
+#[test]
+fn hostile_event_streams_keep_the_limit_within_bounds() {
+    for seed in 1..=200u64 {
+        let mut rng = Chaos(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let min = 1 + (rng.next() % 4) as u32;
+        let max = min + (rng.next() % 100) as u32;
+        let config = AimdConfig::default()
+            .initial(min)
+            .bounds(min, max)
+            .cooldown(Duration::from_micros(rng.next() % (100 * MS)));
+        let mut float = AimdF32::new(config).unwrap();
+        let mut fixed = AimdFixed::new(config).unwrap();
+        let (mut now_f, mut now_q) = (0, 0);
+        let (mut rng_f, mut rng_q) = (Chaos(rng.0), Chaos(rng.0));
+        let (mut ep_f, mut ep_q) = (vec![0], vec![0]);
+        for _ in 0..500 {
+            chaos_step(&mut float, &mut rng_f, &mut now_f, &mut ep_f);
+            chaos_step(&mut fixed, &mut rng_q, &mut now_q, &mut ep_q);
+            for limit in [float.limit(), fixed.limit()] {
+                assert!((min..=max).contains(&limit), "seed {seed}: {limit}");
+            }
+            assert!(float.limit_value().is_finite());
+        }
+    }
+}
+
+#[test]
+fn float_and_fixed_agree_within_one_unit_on_the_same_sequence() {
+    for seed in 1..=100u64 {
+        let mut rng = Chaos(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let config = AimdConfig::default()
+            .initial(10)
+            .bounds(2, 200)
+            .backoff(Ratio::from_fraction(7, 10).unwrap())
+            .cooldown(Duration::from_millis(rng.next() % 50));
+        let mut float = AimdF32::new(config).unwrap();
+        let mut fixed = AimdFixed::new(config).unwrap();
+        let mut now = 0u64;
+        for step in 0..3_000 {
+            // Both see the same admission facts; in-flight follows the float limit.
+            now += rng.next() % (20 * MS);
+            let latency = match rng.next() % 10 {
+                0 => rng.next() % (500 * MS),
+                _ => 5 * MS + rng.next() % (5 * MS),
+            };
+            let in_flight = (rng.next() % u64::from(float.limit() + 1)) as u32;
+            let outcome = match rng.next() % 20 {
+                0 => Outcome::Overload,
+                1 => Outcome::Ignore,
+                _ => Outcome::Success,
+            };
+            for c in [&mut float as &mut dyn Controller, &mut fixed] {
+                let a = Admission {
+                    at: Instant::from_micros(now),
+                    epoch: c.epoch(),
+                    in_flight,
+                };
+                c.on_sample(&Sample::new(
+                    a,
+                    Instant::from_micros(now + latency),
+                    outcome,
+                ));
+            }
+            let (f, q) = (float.limit(), fixed.limit());
+            assert!(f.abs_diff(q) <= 1, "seed {seed} step {step}: {f} vs {q}");
+        }
+    }
+}

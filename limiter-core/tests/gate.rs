@@ -1,0 +1,493 @@
+//! The gate's contract, driven by hand-polled futures on one thread: FIFO admission, a bounded
+//! queue, exact wakeups, cancellation that passes the turn on, release on every path, the hard
+//! limit, and latency measured from admission.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Wake;
+
+use limiter_core::{
+    Acquire, AimdConfig, AimdF32, AtLimit, Change, Controller, ControllerStats, Epoch, Fixed, Gate,
+    HttpClassifier, Instant, ManualClock, NoopRawMutex, Outcome, Permit, QueueFull, Sample,
+};
+
+/// A waker that counts how often it was woken.
+#[derive(Default)]
+struct CountingWaker(AtomicUsize);
+
+impl Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+struct Task<'g, G: limiter_core::GateRef + Unpin> {
+    future: Acquire<G>,
+    wakes: Arc<CountingWaker>,
+    _gate: core::marker::PhantomData<&'g ()>,
+}
+
+impl<G: limiter_core::GateRef + Unpin> Task<'_, G> {
+    fn new(future: Acquire<G>) -> Self {
+        Task {
+            future,
+            wakes: Arc::default(),
+            _gate: core::marker::PhantomData,
+        }
+    }
+
+    fn poll(&mut self) -> Poll<Result<Permit<G>, QueueFull>> {
+        let waker = Waker::from(self.wakes.clone());
+        Pin::new(&mut self.future).poll(&mut Context::from_waker(&waker))
+    }
+
+    fn woken(&self) -> usize {
+        self.wakes.0.load(Ordering::SeqCst)
+    }
+}
+
+type FixedGate<'c, const Q: usize> = Gate<NoopRawMutex, Fixed, &'c ManualClock, Q>;
+
+fn fixed_gate<const Q: usize>(clock: &ManualClock, limit: u32) -> FixedGate<'_, Q> {
+    Gate::new(Fixed::new(limit).unwrap(), clock)
+}
+
+fn ready<G: limiter_core::GateRef + Unpin>(task: &mut Task<'_, G>) -> Permit<G> {
+    match task.poll() {
+        Poll::Ready(Ok(permit)) => permit,
+        Poll::Ready(Err(e)) => panic!("rejected: {e}"),
+        Poll::Pending => panic!("still pending"),
+    }
+}
+
+#[test]
+fn waiters_are_admitted_in_fifo_order() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<8>(&clock, 1);
+    let held = gate.try_acquire().unwrap();
+    let mut tasks: Vec<_> = (0..4).map(|_| Task::new(gate.acquire())).collect();
+    for t in &mut tasks {
+        assert!(t.poll().is_pending());
+    }
+    let mut order = Vec::new();
+    let mut current = held;
+    for _ in 0..4 {
+        current.success();
+        // Exactly one waiter is woken: the oldest one still waiting.
+        let woken: Vec<usize> = (0..4).filter(|&i| tasks[i].woken() == 1).collect();
+        let next = *woken.iter().find(|i| !order.contains(*i)).unwrap();
+        assert_eq!(woken.len(), order.len() + 1, "woken {woken:?}");
+        order.push(next);
+        // The others are still pending, even if polled.
+        for (i, t) in tasks.iter_mut().enumerate() {
+            if !order.contains(&i) {
+                assert!(t.poll().is_pending());
+            }
+        }
+        current = ready(&mut tasks[next]);
+    }
+    drop(current);
+    assert_eq!(order, [0, 1, 2, 3]);
+    assert_eq!(gate.in_flight(), 0);
+}
+
+#[test]
+fn a_full_queue_is_an_explicit_error() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<2>(&clock, 1);
+    let _held = gate.try_acquire().unwrap();
+    let mut a = Task::new(gate.acquire());
+    let mut b = Task::new(gate.acquire());
+    let mut c = Task::new(gate.acquire());
+    assert!(a.poll().is_pending());
+    assert!(b.poll().is_pending());
+    assert!(matches!(c.poll(), Poll::Ready(Err(QueueFull))));
+    let s = gate.snapshot();
+    assert_eq!((s.queued, s.rejected), (2, 1));
+    // A place freed by a cancelled waiter can be taken again.
+    drop(a);
+    let mut d = Task::new(gate.acquire());
+    assert!(d.poll().is_pending());
+    assert_eq!(gate.snapshot().queued, 2);
+}
+
+#[test]
+fn try_acquire_sheds_at_the_limit_and_never_barges() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<4>(&clock, 1);
+    let held = gate.try_acquire().unwrap();
+    assert_eq!(gate.try_acquire().unwrap_err(), AtLimit);
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    held.success();
+    // Capacity went straight to the waiter; a newcomer cannot take it.
+    assert_eq!(gate.try_acquire().unwrap_err(), AtLimit);
+    let mut newcomer = Task::new(gate.acquire());
+    assert!(newcomer.poll().is_pending());
+    let permit = ready(&mut waiter);
+    assert_eq!(gate.snapshot().shed, 2);
+    drop(permit);
+    assert!(ready(&mut newcomer).admission().in_flight == 1);
+}
+
+#[test]
+fn raising_the_limit_wakes_exactly_the_newly_admissible_waiters() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<16>(&clock, 1);
+    let _held = gate.try_acquire().unwrap();
+    let mut tasks: Vec<_> = (0..12).map(|_| Task::new(gate.acquire())).collect();
+    for t in &mut tasks {
+        assert!(t.poll().is_pending());
+    }
+    // More than one wake batch (8) becomes admissible at once.
+    gate.with_controller(|c| c.set_limit(11)).unwrap();
+    let woken: Vec<usize> = tasks.iter().map(Task::woken).collect();
+    assert_eq!(woken, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0]);
+    assert_eq!(gate.in_flight(), 11);
+    let permits: Vec<_> = tasks[..10].iter_mut().map(ready).collect();
+    assert!(tasks[10].poll().is_pending());
+    assert!(tasks[11].poll().is_pending());
+    assert_eq!(gate.snapshot().queued, 2);
+    drop(permits);
+    assert_eq!(tasks[10].woken() + tasks[11].woken(), 2);
+}
+
+#[test]
+fn a_waiter_cancelled_after_being_woken_passes_its_turn_on() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<4>(&clock, 1);
+    let held = gate.try_acquire().unwrap();
+    let mut a = Task::new(gate.acquire());
+    let mut b = Task::new(gate.acquire());
+    assert!(a.poll().is_pending());
+    assert!(b.poll().is_pending());
+    held.success();
+    assert_eq!((a.woken(), b.woken()), (1, 0));
+    drop(a); // woken, never polled again
+    assert_eq!(b.woken(), 1);
+    let permit = ready(&mut b);
+    assert_eq!(gate.in_flight(), 1);
+    assert_eq!(gate.snapshot().cancelled, 1);
+    drop(permit);
+    assert_eq!(gate.in_flight(), 0);
+}
+
+#[test]
+fn a_waiter_cancelled_before_its_turn_just_leaves() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<4>(&clock, 1);
+    let held = gate.try_acquire().unwrap();
+    let mut a = Task::new(gate.acquire());
+    let mut b = Task::new(gate.acquire());
+    assert!(a.poll().is_pending());
+    assert!(b.poll().is_pending());
+    drop(a);
+    held.success();
+    assert_eq!(b.woken(), 1);
+    drop(ready(&mut b));
+    assert_eq!(gate.in_flight(), 0);
+    assert_eq!(gate.snapshot().queued, 0);
+}
+
+#[test]
+fn lowering_the_limit_revokes_nothing_and_admits_nobody_until_below_it() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<4>(&clock, 4);
+    let mut held: Vec<_> = (0..4).map(|_| gate.try_acquire().unwrap()).collect();
+    gate.with_controller(|c| c.set_limit(2)).unwrap();
+    assert_eq!(gate.in_flight(), 4);
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    held.pop().unwrap().success();
+    held.pop().unwrap().success();
+    assert_eq!(waiter.woken(), 0, "in flight 2 is not below the limit 2");
+    held.pop().unwrap().success();
+    assert_eq!(waiter.woken(), 1);
+    let _p = ready(&mut waiter);
+    assert_eq!(gate.in_flight(), 2);
+}
+
+#[test]
+fn permits_are_released_on_every_path() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<4>(&clock, 2);
+    gate.try_acquire().unwrap().success();
+    gate.try_acquire().unwrap().overload();
+    gate.try_acquire().unwrap().ignore();
+    gate.try_acquire().unwrap().record(Outcome::Success);
+    drop(gate.try_acquire().unwrap());
+    let early_return = || -> Result<(), &'static str> {
+        let _permit = gate.try_acquire().map_err(|_| "shed")?;
+        Err("the call failed before recording")?;
+        Ok(())
+    };
+    assert!(early_return().is_err());
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _permit = gate.try_acquire().unwrap();
+        panic!("the caller panicked");
+    }));
+    assert!(unwound.is_err());
+    let s = gate.snapshot();
+    assert_eq!((s.in_flight, s.admitted, s.cancelled), (0, 7, 3));
+}
+
+/// A controller that records what it is fed, with a limit the test sets.
+struct Recorder {
+    limit: Rc<RefCell<u32>>,
+    samples: Rc<RefCell<Vec<Sample>>>,
+}
+
+impl Controller for Recorder {
+    fn limit(&self) -> u32 {
+        *self.limit.borrow()
+    }
+    fn epoch(&self) -> Epoch {
+        Epoch(7)
+    }
+    fn on_sample(&mut self, sample: &Sample) -> Change {
+        self.samples.borrow_mut().push(*sample);
+        Change::Unchanged
+    }
+    fn stats(&self) -> ControllerStats {
+        ControllerStats {
+            limit: self.limit(),
+            min: 1,
+            max: 100,
+            baseline_micros: None,
+            increases: 0,
+            decreases: 0,
+            at_floor_since: None,
+        }
+    }
+}
+
+#[test]
+fn latency_is_measured_from_admission_not_from_waiting() {
+    let clock = ManualClock::new();
+    let samples = Rc::default();
+    let recorder = Recorder {
+        limit: Rc::new(RefCell::new(1)),
+        samples: Rc::clone(&samples),
+    };
+    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(recorder, &clock);
+    let held = gate.try_acquire().unwrap();
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    clock.advance(Duration::from_millis(100)); // queued for 100 ms
+    assert_eq!(gate.snapshot().oldest_wait_micros, Some(100_000));
+    held.success();
+    let permit = ready(&mut waiter);
+    assert_eq!(permit.admission().at, Instant::from_millis(100));
+    assert_eq!(permit.admission().epoch, Epoch(7));
+    clock.advance(Duration::from_millis(5));
+    permit.record(HttpClassifier::new().outcome(200));
+    let samples = samples.borrow();
+    assert_eq!(samples.len(), 2);
+    assert_eq!(samples[0].latency_micros(), 100_000); // the one that held the gate
+    assert_eq!(samples[1].latency_micros(), 5_000); // not 105 ms
+    assert_eq!(samples[1].outcome, Outcome::Success);
+}
+
+#[test]
+fn a_cancelled_permit_feeds_an_ignored_sample() {
+    let clock = ManualClock::new();
+    let mut aimd = AimdF32::new(AimdConfig::default().initial(4)).unwrap();
+    let before = aimd.limit();
+    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(&mut aimd, &clock);
+    for _ in 0..50 {
+        let p = gate.try_acquire().unwrap();
+        clock.advance(Duration::from_secs(30));
+        drop(p);
+        let p = gate.try_acquire().unwrap();
+        p.record(HttpClassifier::new().outcome(404));
+    }
+    drop(gate);
+    assert_eq!(aimd.limit(), before);
+    assert_eq!(aimd.stats().decreases, 0);
+}
+
+/// A waker that calls back into the gate when woken. The gate's mutex is a `RefCell` inside a
+/// critical section, so waking it while the gate holds its lock would panic on the re-borrow.
+struct ReentrantWaker {
+    gate: Arc<CsGate>,
+    seen: std::sync::Mutex<Vec<u32>>,
+}
+
+type CsGate = Gate<limiter_core::CriticalSectionRawMutex, Fixed, StdClock, 4>;
+
+impl Wake for ReentrantWaker {
+    fn wake(self: Arc<Self>) {
+        let in_flight = self.gate.snapshot().in_flight;
+        self.seen.lock().unwrap().push(in_flight);
+    }
+}
+
+#[test]
+fn waiters_are_woken_outside_the_lock() {
+    let gate: Arc<CsGate> = Arc::new(Gate::new(
+        Fixed::new(1).unwrap(),
+        StdClock(std::time::Instant::now()),
+    ));
+    let reentrant = Arc::new(ReentrantWaker {
+        gate: Arc::clone(&gate),
+        seen: std::sync::Mutex::default(),
+    });
+    let waker = Waker::from(Arc::clone(&reentrant));
+    let mut cx = Context::from_waker(&waker);
+    let held = gate.try_acquire().unwrap();
+    let mut waiting = gate.acquire();
+    assert!(Pin::new(&mut waiting).poll(&mut cx).is_pending());
+    held.success();
+    assert_eq!(*reentrant.seen.lock().unwrap(), [1]);
+    assert!(matches!(
+        Pin::new(&mut waiting).poll(&mut cx),
+        Poll::Ready(Ok(_))
+    ));
+}
+
+#[test]
+fn the_hard_limit_holds_under_random_operation_sequences() {
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+    for seed in 1..=300u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let clock = ManualClock::new();
+        let gate = fixed_gate::<6>(&clock, 3);
+        let mut permits = Vec::new();
+        let mut tasks: Vec<Task<'_, &FixedGate<'_, 6>>> = Vec::new();
+        for _ in 0..400 {
+            let before = gate.in_flight();
+            match rng.next() % 7 {
+                0 => {
+                    if let Ok(p) = gate.try_acquire() {
+                        permits.push(p);
+                    }
+                }
+                1 => {
+                    let mut t = Task::new(gate.acquire());
+                    match t.poll() {
+                        Poll::Ready(Ok(p)) => permits.push(p),
+                        Poll::Ready(Err(QueueFull)) => {
+                            // Granted waiters keep their place until they resume.
+                            assert_eq!(tasks.len(), 6, "seed {seed}: full below capacity");
+                        }
+                        Poll::Pending => tasks.push(t),
+                    }
+                }
+                2 if !permits.is_empty() => {
+                    let i = rng.next() as usize % permits.len();
+                    let p = permits.swap_remove(i);
+                    match rng.next() % 3 {
+                        0 => p.success(),
+                        1 => p.overload(),
+                        _ => drop(p),
+                    }
+                }
+                3 if !tasks.is_empty() => {
+                    let i = rng.next() as usize % tasks.len();
+                    drop(tasks.remove(i));
+                }
+                4 => {
+                    let new = 1 + (rng.next() % 6) as u32;
+                    gate.with_controller(|c| c.set_limit(new)).unwrap();
+                }
+                _ => {
+                    // Poll every woken task; each must be admitted.
+                    let mut i = 0;
+                    while i < tasks.len() {
+                        if tasks[i].woken() > 0 {
+                            let mut t = tasks.remove(i);
+                            permits.push(ready(&mut t));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            let s = gate.snapshot();
+            let granted = tasks.iter().filter(|t| t.woken() > 0).count();
+            // Conservation: in-flight is exactly the permits plus granted, unclaimed waiters.
+            assert_eq!(s.in_flight as usize, permits.len() + granted, "seed {seed}");
+            // Hard limit: whatever was admitted in this step fit under the limit in force (a
+            // lowered limit may leave more in flight, but then nothing is admitted).
+            if s.in_flight > before {
+                assert!(s.in_flight <= s.limit, "seed {seed}: over the limit");
+            }
+            // No idle capacity while someone waits, and no waiter woken twice.
+            if s.queued > 0 {
+                assert!(s.in_flight >= s.limit, "seed {seed}: idle capacity");
+            }
+            assert!(tasks.iter().all(|t| t.woken() <= 1), "seed {seed}");
+        }
+        drop(tasks);
+        drop(permits);
+        assert_eq!(gate.in_flight(), 0, "seed {seed}: leaked capacity");
+    }
+}
+
+#[test]
+fn bounds() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    type StdGate = Gate<limiter_core::StdRawMutex, AimdF32, StdClock, 8>;
+    send_sync::<StdGate>();
+    send::<Permit<&StdGate>>();
+    send::<Permit<Arc<StdGate>>>();
+    send::<Acquire<Arc<StdGate>>>();
+    send_sync::<limiter_core::Snapshot>();
+}
+
+/// A `Sync` clock for the `bounds` test.
+struct StdClock(std::time::Instant);
+
+impl limiter_core::Clock for StdClock {
+    fn now(&self) -> Instant {
+        Instant::from_micros(self.0.elapsed().as_micros() as u64)
+    }
+}
+
+#[test]
+fn an_owned_handle_works_across_threads() {
+    let gate: Arc<Gate<limiter_core::StdRawMutex, Fixed, StdClock, 8>> = Arc::new(Gate::new(
+        Fixed::new(3).unwrap(),
+        StdClock(std::time::Instant::now()),
+    ));
+    let max_seen = Arc::new(AtomicUsize::new(0));
+    let current = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (gate, max_seen, current) = (gate.clone(), max_seen.clone(), current.clone());
+            std::thread::spawn(move || {
+                let mut admitted = 0;
+                while admitted < 2_000 {
+                    if let Ok(p) = Gate::try_acquire_owned(Arc::clone(&gate)) {
+                        let now = current.fetch_add(1, Ordering::SeqCst) + 1;
+                        max_seen.fetch_max(now, Ordering::SeqCst);
+                        current.fetch_sub(1, Ordering::SeqCst);
+                        p.success();
+                        admitted += 1;
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(max_seen.load(Ordering::SeqCst) <= 3);
+    let s = gate.snapshot();
+    assert_eq!((s.in_flight, s.admitted), (0, 8_000));
+}
