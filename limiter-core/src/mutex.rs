@@ -1,24 +1,24 @@
-//! The mutual exclusion the [`Gate`](crate::Gate) is generic over.
-//!
-//! A [`RawMutex`] names a family of mutexes: `M::Mutex<T>` guards a `T`, and
-//! [`RawMutex::lock`] runs a closure with exclusive access. The gate is written once against
-//! this trait, and each platform picks the implementation that fits it:
-//!
-//! | implementation | feature | for |
-//! |---|---|---|
-//! | [`NoopRawMutex`] | – | one thread (an embassy executor, a single-threaded runtime); not `Sync` |
-//! | [`CriticalSectionRawMutex`] | `critical-section` | microcontrollers, including those without CAS |
-//! | [`StdRawMutex`] | `std` | servers: one `std::sync::Mutex` per gate |
-//!
-//! Unlike embassy-sync's `RawMutex`, the family owns the guarded value, so no `unsafe` is needed
-//! anywhere in the core: each implementation is a thin wrapper over a safe mutex.
-//!
-//! The closure never calls back into the gate, and the gate never wakes a waker while it holds
-//! the lock, so implementations need not be re-entrant.
+//! The mutual exclusion the [`Gate`](crate::Gate) is generic over: see [`RawMutex`].
 
 use core::cell::RefCell;
 
-/// A family of mutexes. See the [module documentation](self).
+/// The mutual exclusion the [`Gate`](crate::Gate) is generic over.
+///
+/// A [`RawMutex`] names a family of mutexes: `M::Mutex<T>` guards a `T`, and
+/// [`RawMutex::lock`] runs a closure with exclusive access. The gate is written once against
+/// this trait, and each platform picks the implementation that fits it:
+///
+/// | implementation | feature | for |
+/// |---|---|---|
+/// | [`NoopRawMutex`] | – | one thread (an embassy executor, a single-threaded runtime); not `Sync` |
+/// | [`CriticalSectionRawMutex`] | `critical-section` | microcontrollers, including those without CAS |
+/// | [`StdRawMutex`] | `std` | servers: one `std::sync::Mutex` per gate |
+///
+/// Unlike embassy-sync's `RawMutex`, the family owns the guarded value, so no `unsafe` is needed
+/// anywhere in the core: each implementation is a thin wrapper over a safe mutex.
+///
+/// The closure never calls back into the gate, and the gate never wakes a waker while it holds
+/// the lock, so implementations need not be re-entrant.
 ///
 /// # Examples
 ///

@@ -2,6 +2,8 @@
 //! queue, exact wakeups, cancellation that passes the turn on, release on every path, the hard
 //! limit, and latency measured from admission.
 
+#![allow(clippy::many_single_char_names)]
+
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
