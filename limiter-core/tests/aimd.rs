@@ -169,6 +169,35 @@ fn occasional_slow_calls_cut_far_less_with_the_median_baseline_than_with_a_fixed
     eprintln!("after a sustained slowdown: limit {}", median.limit());
 }
 
+/// Rounds against a dependency with capacity 4: each call takes 5 ms × (1 + calls above 4).
+fn replay_queueing<C: Controller>(c: &mut C, rounds: usize) {
+    let mut t = 0;
+    for _ in 0..rounds {
+        let n = c.limit();
+        let latency = 5 * MS * (1 + u64::from(n.saturating_sub(4)));
+        replay_rounds(c, &mut t, &mut core::iter::repeat_n(latency, n as usize));
+    }
+}
+
+#[test]
+fn a_gradual_climb_into_queueing_is_learned_by_the_median_but_cut_by_the_minimum() {
+    let base = AimdConfig::default().initial(4).bounds(1, 64);
+    let mut median = AimdF32::new(base.baseline(Ratio::from_int(2), 10)).unwrap();
+    let mut minimum =
+        AimdF32::new(base.minimum(Ratio::from_int(2), Duration::from_secs(10), 10)).unwrap();
+    replay_queueing(&mut median, 300);
+    replay_queueing(&mut minimum, 300);
+    // Each step up adds less than the tolerance, so the median follows the queue up...
+    assert!(median.limit() >= 20, "median: {}", median.limit());
+    // ...while the minimum remembers what an empty dependency looks like.
+    assert!(
+        (4..=6).contains(&minimum.limit()),
+        "minimum: {}",
+        minimum.limit()
+    );
+    assert_eq!(minimum.stats().baseline_micros, Some(5_000));
+}
+
 #[test]
 fn client_errors_and_cancellations_never_change_the_limit() {
     let mut aimd = AimdFixed::new(seed_config()).unwrap();
@@ -216,10 +245,19 @@ fn an_idle_client_does_not_inflate_its_limit() {
         ));
     }
     assert_eq!(aimd.limit(), 8);
-    // Half the limit in use is enough to grow (the default growth utilisation).
-    let a = Admission::new(&aimd, Instant::from_millis(2_000), 4);
-    let s = Sample::new(a, Instant::from_millis(2_005), Outcome::Success);
-    assert_eq!(aimd.on_sample(&s), Change::Increased);
+    // Growth needs in-flight near the limit: 90% by default.
+    let grows = |in_flight| {
+        let mut c = aimd.clone();
+        let a = Admission::new(&c, Instant::from_millis(2_000), in_flight);
+        c.on_sample(&Sample::new(
+            a,
+            Instant::from_millis(2_005),
+            Outcome::Success,
+        ))
+    };
+    assert_eq!(grows(6), Change::Unchanged);
+    assert_eq!(grows(7), Change::Increased);
+    assert_eq!(grows(8), Change::Increased);
 }
 
 #[test]
@@ -326,6 +364,14 @@ fn invalid_configurations_are_rejected_at_construction() {
             ConfigError::MinSamplesOutOfRange,
         ),
         (ok.target(Duration::ZERO), ConfigError::TargetIsZero),
+        (
+            ok.minimum(Ratio::from_int(2), Duration::ZERO, 10),
+            ConfigError::PeriodIsZero,
+        ),
+        (
+            ok.minimum(Ratio::from_int(1), Duration::from_secs(1), 10),
+            ConfigError::ToleranceOutOfRange,
+        ),
         (
             ok.growth_utilisation(Ratio::from_int(2)),
             ConfigError::UtilisationOutOfRange,

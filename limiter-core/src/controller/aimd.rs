@@ -6,7 +6,7 @@ use core::time::Duration;
 use super::arith::{LimitValue, Q32};
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::clock::duration_to_micros;
-use crate::{Instant, MedianWindow, Outcome, Ratio};
+use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
 
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
 /// fixed-point variants can agree to the unit over the whole range.
@@ -21,12 +21,33 @@ const MAX_STEP: Ratio = Ratio::from_int(64);
 pub enum LatencySignal {
     /// Latency never cuts; only [`Outcome::Overload`] does.
     Off,
-    /// Latency above `tolerance ×` the median of the last `N` successful latencies cuts. Until the
+    /// Latency above `tolerance ×` the median of the last `N` healthy latencies cuts. Until the
     /// window holds `min_samples` samples there is no verdict (the baseline is not known yet).
+    ///
+    /// Robust to noise, and it follows a dependency that becomes uniformly slower by less than
+    /// `tolerance`. Samples judged congested are kept out of the window (unless the limit is at
+    /// its floor, where high latency cannot be our own queue), so a sudden slowdown is cut, not
+    /// learned. A *gradual* climb into queueing, though, moves the median with it: latency that
+    /// rises by less than `tolerance` per window is learned as normal, and then only overload
+    /// outcomes (timeouts, 429…) stop the growth. Where that matters, prefer
+    /// [`LatencySignal::Minimum`].
     Baseline {
         /// Factor over the median that counts as congestion; must be above 1.
         tolerance: Ratio,
         /// Samples needed before the baseline is trusted; 1 to `N`.
+        min_samples: u16,
+    },
+    /// Latency above `tolerance ×` the minimum latency seen over the last one to two `period`s
+    /// cuts (see [`crate::WindowedMin`]), once `min_samples` healthy samples are known.
+    ///
+    /// The minimum approximates the no-load latency, so queueing cannot creep into it: a standing
+    /// queue has to last two whole periods before it is taken as the new normal.
+    Minimum {
+        /// Factor over the minimum that counts as congestion; must be above 1.
+        tolerance: Ratio,
+        /// How long a minimum is remembered: between one and two periods. Must be above zero.
+        period_micros: u64,
+        /// Samples needed before the minimum is trusted; 1 to `N`.
         min_samples: u16,
     },
     /// Latency above a fixed number of microseconds cuts.
@@ -40,7 +61,7 @@ pub enum LatencySignal {
 ///
 /// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.75,
 /// grow by one per round of the limit, congestion at twice the rolling median once 10 samples are
-/// known, growth only while at least half the limit is in use, no cooldown.
+/// known, growth only while in-flight is at least 90% of the limit, no cooldown.
 ///
 /// # Examples
 ///
@@ -84,7 +105,7 @@ impl Default for AimdConfig {
                 min_samples: 10,
             },
             cooldown_micros: 0,
-            growth_utilisation: Ratio::from_bits(32_768), // 0.5
+            growth_utilisation: Ratio::from_bits(58_982), // 0.9
         }
     }
 }
@@ -141,6 +162,16 @@ impl AimdConfig {
         })
     }
 
+    /// Congestion when latency exceeds `tolerance ×` the minimum latency of the last one to two
+    /// `period`s, once `min_samples` are known.
+    pub const fn minimum(self, tolerance: Ratio, period: Duration, min_samples: u16) -> Self {
+        self.signal(LatencySignal::Minimum {
+            tolerance,
+            period_micros: duration_to_micros(period),
+            min_samples,
+        })
+    }
+
     /// Congestion when latency exceeds a fixed `target`.
     pub const fn target(self, target: Duration) -> Self {
         self.signal(LatencySignal::Target {
@@ -183,10 +214,21 @@ impl AimdConfig {
         if self.growth_utilisation > Ratio::ONE {
             return Err(ConfigError::UtilisationOutOfRange);
         }
+        if let LatencySignal::Minimum {
+            period_micros: 0, ..
+        } = self.signal
+        {
+            return Err(ConfigError::PeriodIsZero);
+        }
         match self.signal {
             LatencySignal::Baseline {
                 tolerance,
                 min_samples,
+            }
+            | LatencySignal::Minimum {
+                tolerance,
+                min_samples,
+                ..
             } => {
                 if tolerance <= Ratio::ONE {
                     return Err(ConfigError::ToleranceOutOfRange);
@@ -225,6 +267,8 @@ pub enum ConfigError {
     MinSamplesOutOfRange,
     /// The latency target is zero.
     TargetIsZero,
+    /// The minimum's refresh period is zero.
+    PeriodIsZero,
     /// The growth utilisation is above 1.
     UtilisationOutOfRange,
 }
@@ -241,6 +285,7 @@ impl fmt::Display for ConfigError {
             ConfigError::ToleranceOutOfRange => "the latency tolerance must be above 1",
             ConfigError::MinSamplesOutOfRange => "min_samples must be between 1 and the window",
             ConfigError::TargetIsZero => "the latency target must be above zero",
+            ConfigError::PeriodIsZero => "the minimum's refresh period must be above zero",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
         })
     }
@@ -288,6 +333,8 @@ pub struct Aimd<V: LimitValue = f32, const N: usize = 32> {
     config: AimdConfig,
     limit: V,
     window: MedianWindow<N>,
+    /// The minimum healthy latency, for [`LatencySignal::Minimum`].
+    minimum: WindowedMin,
     epoch: Epoch,
     /// The last raw time seen, to measure the next step of elapsed time from.
     last_seen: Instant,
@@ -317,6 +364,10 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
             config,
             limit: V::from_u32(config.initial),
             window: MedianWindow::new(),
+            minimum: WindowedMin::new(Duration::from_micros(match config.signal {
+                LatencySignal::Minimum { period_micros, .. } => period_micros,
+                _ => u64::MAX,
+            })),
             epoch: Epoch(0),
             last_seen: Instant::ZERO,
             elapsed: 0,
@@ -351,7 +402,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         self.elapsed
     }
 
-    fn latency_is_congested(&self, latency: u64) -> bool {
+    fn latency_is_congested(&mut self, latency: u64, now: Instant) -> bool {
         match self.config.signal {
             LatencySignal::Off => false,
             LatencySignal::Target { micros } => latency > micros,
@@ -363,6 +414,18 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
                     && self
                         .window
                         .median()
+                        .is_some_and(|m| latency > tolerance.mul_u64(u64::from(m)))
+            }
+            LatencySignal::Minimum {
+                tolerance,
+                min_samples,
+                ..
+            } => {
+                self.minimum.rotate(now);
+                self.window.len() >= usize::from(min_samples)
+                    && self
+                        .minimum
+                        .get()
                         .is_some_and(|m| latency > tolerance.mul_u64(u64::from(m)))
             }
         }
@@ -424,8 +487,18 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
             Outcome::Overload => self.cut(sample, elapsed),
             Outcome::Success => {
                 let latency = sample.latency_micros();
-                let congested = self.latency_is_congested(latency);
-                self.window.push(latency);
+                // The minimum ages on the controller's monotonic time, so a clock that steps
+                // back cannot keep a stale minimum alive.
+                let mono = Instant::from_micros(elapsed);
+                let congested = self.latency_is_congested(latency, mono);
+                // The baseline learns from healthy samples only, or it would absorb the very
+                // queueing it is meant to detect (a sustained overload would look normal within
+                // half a window). A latency that stays high even at the floor is not our queue:
+                // it is the dependency's new normal, and it is learned.
+                if !congested || self.limit.whole() <= self.config.min {
+                    self.window.push(latency);
+                    self.minimum.push(mono, latency);
+                }
                 if congested {
                     self.cut(sample, elapsed)
                 } else {
@@ -452,7 +525,10 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
             limit: self.limit(),
             min: self.config.min,
             max: self.config.max,
-            baseline_micros: self.window.median(),
+            baseline_micros: match self.config.signal {
+                LatencySignal::Minimum { .. } => self.minimum.get(),
+                _ => self.window.median(),
+            },
             increases: self.increases,
             decreases: self.decreases,
             at_floor_since: self.at_floor_since,
