@@ -1,0 +1,35 @@
+//! Memory budgets of the core's state. The controller and window hold no pointers and no
+//! `usize`, so these sizes are the same on a 32-bit microcontroller as on this host. Run with
+//! `--nocapture` to see the figures.
+
+use core::mem::size_of;
+
+use limiter_core::{
+    AimdF32, AimdFixed, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex, Snapshot,
+    WindowedMin,
+};
+
+#[test]
+fn controller_state_fits_its_budget() {
+    let sizes = [
+        ("MedianWindow<32>", size_of::<MedianWindow<32>>()),
+        ("WindowedMin", size_of::<WindowedMin>()),
+        ("AimdFixed (32-sample window)", size_of::<AimdFixed>()),
+        ("AimdF32 (32-sample window)", size_of::<AimdF32>()),
+        ("Fixed", size_of::<Fixed>()),
+        ("Snapshot", size_of::<Snapshot>()),
+        (
+            "Gate<NoopRawMutex, AimdFixed, &ManualClock, 8>",
+            size_of::<Gate<NoopRawMutex, AimdFixed, &ManualClock, 8>>(),
+        ),
+    ];
+    for (name, bytes) in sizes {
+        println!("{name:>48}: {bytes} bytes");
+    }
+    // Two u32 arrays of 32 samples and two u16 cursors: nothing else.
+    assert_eq!(size_of::<MedianWindow<32>>(), 2 * 32 * 4 + 4);
+    // The window dominates; configuration, limit, clocks and counters take the rest.
+    let overhead = size_of::<AimdFixed>() - size_of::<MedianWindow<32>>();
+    assert!(overhead <= 160, "AIMD state besides its window: {overhead} bytes");
+    assert!(size_of::<AimdF32>() <= size_of::<AimdFixed>());
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Proves that the fixed-point AIMD links no floating-point routines on a Cortex-M0 (thumbv6m):
+# links probes/no-float into a bare executable and lists the soft-float symbols in it. The
+# `float` build of the same probe (the f32 controller) must show them, or the check is blind.
+set -euo pipefail
+cd "$(dirname "$0")/../probes/no-float"
+nm="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-nm"
+size="${nm%llvm-nm}llvm-size"
+elf=target/thumbv6m-none-eabi/release/no-float-probe
+soft_float='__aeabi_[fd]|__(add|sub|mul|div)[sd]f3|__fix|__float|fmaxf|fminf'
+
+cargo build --quiet --release --target thumbv6m-none-eabi --features float
+if ! "$nm" "$elf" | grep -qE "$soft_float"; then
+    echo "check-no-float: the f32 probe links no soft-float either: the check is blind" >&2
+    exit 1
+fi
+float_text=$("$size" -A "$elf" | awk '$1 == ".text" { print $2 }')
+
+cargo build --quiet --release --target thumbv6m-none-eabi
+if "$nm" "$elf" | grep -E "$soft_float"; then
+    echo "check-no-float: the fixed-point AIMD links the soft-float routines above" >&2
+    exit 1
+fi
+fixed_text=$("$size" -A "$elf" | awk '$1 == ".text" { print $2 }')
+echo "check-no-float: AimdFixed + Gate on thumbv6m link no soft-float" \
+    "(.text $fixed_text bytes; the AimdF32 build: $float_text bytes)"
