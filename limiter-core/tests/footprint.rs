@@ -5,8 +5,7 @@
 use core::mem::size_of;
 
 use limiter_core::{
-    AimdF32, AimdFixed, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex, Snapshot,
-    WindowedMin,
+    AimdF32, AimdFixed, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex, Snapshot, WindowedMin,
 };
 
 #[test]
@@ -30,6 +29,9 @@ fn controller_state_fits_its_budget() {
     assert_eq!(size_of::<MedianWindow<32>>(), 2 * 32 * 4 + 4);
     // The window dominates; configuration, limit, clocks and counters take the rest.
     let overhead = size_of::<AimdFixed>() - size_of::<MedianWindow<32>>();
-    assert!(overhead <= 160, "AIMD state besides its window: {overhead} bytes");
+    assert!(
+        overhead <= 160,
+        "AIMD state besides its window: {overhead} bytes"
+    );
     assert!(size_of::<AimdF32>() <= size_of::<AimdFixed>());
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The project's test command: sets up what a fresh machine lacks, then runs every check.
+# Usage: bash scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() {
+    local name=$1
+    shift
+    local start=$SECONDS
+    echo "::: $name"
+    "$@"
+    echo "::: $name: $((SECONDS - start)) s"
+}
+
+setup() {
+    local targets components
+    targets=$(rustup target list --installed)
+    for t in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+        grep -qx "$t" <<<"$targets" || rustup target add "$t"
+    done
+    components=$(rustup component list --installed)
+    for c in rustfmt clippy llvm-tools; do
+        grep -q "^$c" <<<"$components" || rustup component add "$c"
+    done
+}
+
+thumb_builds() {
+    cargo build --release -p limiter-core --no-default-features --target thumbv7em-none-eabihf
+    cargo build --release -p limiter-core --no-default-features --features critical-section \
+        --target thumbv6m-none-eabi
+    cargo build --release -p limiter-core --no-default-features --features critical-section,defmt \
+        --target thumbv6m-none-eabi
+}
+
+step setup setup
+step fmt cargo fmt --all --check
+step fmt-probe cargo fmt --manifest-path probes/no-float/Cargo.toml --check
+step clippy cargo clippy --workspace --all-targets -- -D warnings
+step clippy-all-features cargo clippy --workspace --all-targets --all-features -- -D warnings
+step test cargo test --workspace
+step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
+step thumb thumb_builds
+step no-float bash scripts/check-no-float.sh
