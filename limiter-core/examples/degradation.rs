@@ -194,16 +194,12 @@ fn main() {
             run(AimdF32::new(aimd.target(Duration::from_millis(20))).expect("valid")),
         ),
         (
-            "AIMD, 2x median",
-            run(AimdF32::new(aimd.baseline(Ratio::from_int(2), 10)).expect("valid")),
-        ),
-        (
-            "AIMD, 2x minimum",
+            "AIMD, bare median",
             run(
-                AimdF32::new(aimd.minimum(Ratio::from_int(2), Duration::from_secs(10), 10))
-                    .expect("valid"),
+                AimdF32::new(aimd.baseline(Ratio::from_int(2), 10, Duration::ZERO)).expect("valid"),
             ),
         ),
+        ("AIMD, defaults", run(AimdF32::new(aimd).expect("valid"))),
     ];
     println!("upstream capacity 16 -> 4 at 250 ms; 1000 calls over 500 ms; virtual time");
     println!(

@@ -138,7 +138,7 @@ fn noisy_healthy(count: usize) -> impl Iterator<Item = u64> {
 fn occasional_slow_calls_cut_far_less_with_the_median_baseline_than_with_a_fixed_target() {
     let base = AimdConfig::default().initial(8).bounds(2, 64);
     let mut fixed_target = AimdF32::new(base.target(Duration::from_millis(20))).unwrap();
-    let mut median = AimdF32::new(base.baseline(Ratio::from_int(2), 10)).unwrap();
+    let mut median = AimdF32::new(base).unwrap(); // the default baseline
 
     let (mut t1, mut t2) = (0, 0);
     replay_rounds(&mut fixed_target, &mut t1, &mut noisy_healthy(2_000));
@@ -180,22 +180,44 @@ fn replay_queueing<C: Controller>(c: &mut C, rounds: usize) {
 }
 
 #[test]
-fn a_gradual_climb_into_queueing_is_learned_by_the_median_but_cut_by_the_minimum() {
-    let base = AimdConfig::default().initial(4).bounds(1, 64);
-    let mut median = AimdF32::new(base.baseline(Ratio::from_int(2), 10)).unwrap();
-    let mut minimum =
-        AimdF32::new(base.minimum(Ratio::from_int(2), Duration::from_secs(10), 10)).unwrap();
-    replay_queueing(&mut median, 300);
-    replay_queueing(&mut minimum, 300);
-    // Each step up adds less than the tolerance, so the median follows the queue up...
-    assert!(median.limit() >= 20, "median: {}", median.limit());
-    // ...while the minimum remembers what an empty dependency looks like.
+fn a_gradual_climb_into_queueing_is_cut_when_the_baseline_remembers() {
+    let config = AimdConfig::default().initial(4).bounds(1, 64);
+    let mut bare = AimdF32::new(config.baseline(Ratio::from_int(2), 10, Duration::ZERO)).unwrap();
+    let mut remembering = AimdF32::new(config).unwrap(); // the default: 10 s of memory
+    replay_queueing(&mut bare, 300);
+    replay_queueing(&mut remembering, 300);
+    // Each step up adds less than the tolerance, so a bare median follows the queue up...
+    assert!(bare.limit() >= 20, "bare median: {}", bare.limit());
+    // ...while the remembered low median knows what the uncongested dependency looks like.
     assert!(
-        (4..=6).contains(&minimum.limit()),
-        "minimum: {}",
-        minimum.limit()
+        (4..=6).contains(&remembering.limit()),
+        "remembering: {}",
+        remembering.limit()
     );
-    assert_eq!(minimum.stats().baseline_micros, Some(5_000));
+    assert_eq!(remembering.stats().baseline_micros, Some(5_000));
+}
+
+#[test]
+fn the_baseline_follows_a_dependency_that_became_uniformly_slower() {
+    // Healthy at 10 ms, then 3x slower for good (a deploy), whatever the load.
+    let config = AimdConfig::default().initial(8).bounds(2, 64);
+    let mut aimd = AimdF32::new(config).unwrap();
+    let mut t = 0;
+    replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(10 * MS, 200));
+    let before = aimd.limit();
+    replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 100));
+    assert!(aimd.limit() < before, "a sudden 3x slowdown is cut first");
+    // Seconds later the slower latency is the new normal, and growth resumes.
+    replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 5_000));
+    assert_eq!(aimd.stats().baseline_micros, Some(30_000));
+    let settled = aimd.limit();
+    replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 1_000));
+    assert!(
+        aimd.limit() > settled,
+        "growth resumed: {} -> {}",
+        settled,
+        aimd.limit()
+    );
 }
 
 #[test]
@@ -308,10 +330,11 @@ fn a_clock_that_goes_backwards_does_not_stretch_a_hold() {
 
 #[test]
 fn no_latency_verdict_until_the_window_has_min_samples() {
-    let config = AimdConfig::default()
-        .initial(8)
-        .bounds(1, 64)
-        .baseline(Ratio::from_int(2), 10);
+    let config = AimdConfig::default().initial(8).bounds(1, 64).baseline(
+        Ratio::from_int(2),
+        10,
+        Duration::from_secs(10),
+    );
     let mut aimd = AimdF32::new(config).unwrap();
     // Wildly varying latencies while the window fills: never a cut.
     for (i, ms) in [1, 100, 2, 300, 1, 50, 2, 900, 3].iter().enumerate() {
@@ -352,26 +375,18 @@ fn invalid_configurations_are_rejected_at_construction() {
         (ok.step(Ratio::ZERO), ConfigError::StepOutOfRange),
         (ok.step(Ratio::from_int(65)), ConfigError::StepOutOfRange),
         (
-            ok.baseline(Ratio::ONE, 10),
+            ok.baseline(Ratio::ONE, 10, Duration::ZERO),
             ConfigError::ToleranceOutOfRange,
         ),
         (
-            ok.baseline(Ratio::from_int(2), 0),
+            ok.baseline(Ratio::from_int(2), 0, Duration::ZERO),
             ConfigError::MinSamplesOutOfRange,
         ),
         (
-            ok.baseline(Ratio::from_int(2), 33),
+            ok.baseline(Ratio::from_int(2), 33, Duration::ZERO),
             ConfigError::MinSamplesOutOfRange,
         ),
         (ok.target(Duration::ZERO), ConfigError::TargetIsZero),
-        (
-            ok.minimum(Ratio::from_int(2), Duration::ZERO, 10),
-            ConfigError::PeriodIsZero,
-        ),
-        (
-            ok.minimum(Ratio::from_int(1), Duration::from_secs(1), 10),
-            ConfigError::ToleranceOutOfRange,
-        ),
         (
             ok.growth_utilisation(Ratio::from_int(2)),
             ConfigError::UtilisationOutOfRange,
@@ -382,7 +397,7 @@ fn invalid_configurations_are_rejected_at_construction() {
         assert_eq!(AimdFixed::new(config).unwrap_err(), error, "{config:?}");
     }
     // A bigger window accepts more min_samples.
-    assert!(Aimd::<f32, 64>::new(ok.baseline(Ratio::from_int(2), 33)).is_ok());
+    assert!(Aimd::<f32, 64>::new(ok.baseline(Ratio::from_int(2), 33, Duration::ZERO)).is_ok());
     // NaN never becomes a configuration.
     assert!(Ratio::from_f32(f32::NAN).is_err());
 }

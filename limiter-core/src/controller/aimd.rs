@@ -21,34 +21,27 @@ const MAX_STEP: Ratio = Ratio::from_int(64);
 pub enum LatencySignal {
     /// Latency never cuts; only [`Outcome::Overload`] does.
     Off,
-    /// Latency above `tolerance ×` the median of the last `N` healthy latencies cuts. Until the
-    /// window holds `min_samples` samples there is no verdict (the baseline is not known yet).
+    /// Latency above `tolerance ×` a baseline learned from the latencies themselves cuts.
     ///
-    /// Robust to noise, and it follows a dependency that becomes uniformly slower by less than
-    /// `tolerance`. Samples judged congested are kept out of the window (unless the limit is at
-    /// its floor, where high latency cannot be our own queue), so a sudden slowdown is cut, not
-    /// learned. A *gradual* climb into queueing, though, moves the median with it: latency that
-    /// rises by less than `tolerance` per window is learned as normal, and then only overload
-    /// outcomes (timeouts, 429…) stop the growth. Where that matters, prefer
-    /// [`LatencySignal::Minimum`].
+    /// The baseline is the rolling median of the last `N` healthy latencies, and, with a
+    /// non-zero `memory`, the *lowest* such median of the last one to two `memory` periods. Until
+    /// the window holds `min_samples` samples there is no verdict.
+    ///
+    /// - The median makes it robust to noise: an occasional slow call does not move it.
+    /// - Samples judged congested are kept out of the window (unless the limit is at its floor,
+    ///   where high latency cannot be our own queue), so a sudden slowdown is cut, not learned.
+    /// - The memory stops a *gradual* climb into queueing: each step up by less than `tolerance`
+    ///   would be learned by a bare median, and the limit would creep up until only timeouts
+    ///   stop it. With memory, a higher median must persist for one to two periods before it is
+    ///   the new normal, while a dependency that became uniformly slower is still followed.
     Baseline {
-        /// Factor over the median that counts as congestion; must be above 1.
+        /// Factor over the baseline that counts as congestion; must be above 1.
         tolerance: Ratio,
         /// Samples needed before the baseline is trusted; 1 to `N`.
         min_samples: u16,
-    },
-    /// Latency above `tolerance ×` the minimum latency seen over the last one to two `period`s
-    /// cuts (see [`crate::WindowedMin`]), once `min_samples` healthy samples are known.
-    ///
-    /// The minimum approximates the no-load latency, so queueing cannot creep into it: a standing
-    /// queue has to last two whole periods before it is taken as the new normal.
-    Minimum {
-        /// Factor over the minimum that counts as congestion; must be above 1.
-        tolerance: Ratio,
-        /// How long a minimum is remembered: between one and two periods. Must be above zero.
-        period_micros: u64,
-        /// Samples needed before the minimum is trusted; 1 to `N`.
-        min_samples: u16,
+        /// How long a low median is remembered (between one and two of these periods); zero
+        /// follows the current median alone.
+        memory_micros: u64,
     },
     /// Latency above a fixed number of microseconds cuts.
     Target {
@@ -60,8 +53,8 @@ pub enum LatencySignal {
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
 ///
 /// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.75,
-/// grow by one per round of the limit, congestion at twice the rolling median once 10 samples are
-/// known, growth only while in-flight is at least 90% of the limit, no cooldown.
+/// grow by one per round of the limit, congestion at twice the baseline (the lowest rolling median
+/// of the last 10 to 20 seconds) once 10 samples are known, growth only while in-flight is at least 90% of the limit, no cooldown.
 ///
 /// # Examples
 ///
@@ -103,6 +96,7 @@ impl Default for AimdConfig {
             signal: LatencySignal::Baseline {
                 tolerance: Ratio::from_int(2),
                 min_samples: 10,
+                memory_micros: 10_000_000,
             },
             cooldown_micros: 0,
             growth_utilisation: Ratio::from_bits(58_982), // 0.9
@@ -153,22 +147,14 @@ impl AimdConfig {
         self
     }
 
-    /// Congestion when latency exceeds `tolerance ×` the rolling median, once `min_samples` are
-    /// known.
-    pub const fn baseline(self, tolerance: Ratio, min_samples: u16) -> Self {
+    /// Congestion when latency exceeds `tolerance ×` the baseline: the lowest rolling median of
+    /// the last one to two `memory` periods (the current median alone if `memory` is zero), once
+    /// `min_samples` are known. See [`LatencySignal::Baseline`].
+    pub const fn baseline(self, tolerance: Ratio, min_samples: u16, memory: Duration) -> Self {
         self.signal(LatencySignal::Baseline {
             tolerance,
             min_samples,
-        })
-    }
-
-    /// Congestion when latency exceeds `tolerance ×` the minimum latency of the last one to two
-    /// `period`s, once `min_samples` are known.
-    pub const fn minimum(self, tolerance: Ratio, period: Duration, min_samples: u16) -> Self {
-        self.signal(LatencySignal::Minimum {
-            tolerance,
-            period_micros: duration_to_micros(period),
-            min_samples,
+            memory_micros: duration_to_micros(memory),
         })
     }
 
@@ -214,18 +200,8 @@ impl AimdConfig {
         if self.growth_utilisation > Ratio::ONE {
             return Err(ConfigError::UtilisationOutOfRange);
         }
-        if let LatencySignal::Minimum {
-            period_micros: 0, ..
-        } = self.signal
-        {
-            return Err(ConfigError::PeriodIsZero);
-        }
         match self.signal {
             LatencySignal::Baseline {
-                tolerance,
-                min_samples,
-            }
-            | LatencySignal::Minimum {
                 tolerance,
                 min_samples,
                 ..
@@ -267,8 +243,7 @@ pub enum ConfigError {
     MinSamplesOutOfRange,
     /// The latency target is zero.
     TargetIsZero,
-    /// The minimum's refresh period is zero.
-    PeriodIsZero,
+
     /// The growth utilisation is above 1.
     UtilisationOutOfRange,
 }
@@ -285,7 +260,6 @@ impl fmt::Display for ConfigError {
             ConfigError::ToleranceOutOfRange => "the latency tolerance must be above 1",
             ConfigError::MinSamplesOutOfRange => "min_samples must be between 1 and the window",
             ConfigError::TargetIsZero => "the latency target must be above zero",
-            ConfigError::PeriodIsZero => "the minimum's refresh period must be above zero",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
         })
     }
@@ -333,8 +307,8 @@ pub struct Aimd<V: LimitValue = f32, const N: usize = 32> {
     config: AimdConfig,
     limit: V,
     window: MedianWindow<N>,
-    /// The minimum healthy latency, for [`LatencySignal::Minimum`].
-    minimum: WindowedMin,
+    /// The lowest recent medians, for a [`LatencySignal::Baseline`] with memory.
+    low_medians: WindowedMin,
     epoch: Epoch,
     /// The last raw time seen, to measure the next step of elapsed time from.
     last_seen: Instant,
@@ -364,8 +338,8 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
             config,
             limit: V::from_u32(config.initial),
             window: MedianWindow::new(),
-            minimum: WindowedMin::new(Duration::from_micros(match config.signal {
-                LatencySignal::Minimum { period_micros, .. } => period_micros,
+            low_medians: WindowedMin::new(Duration::from_micros(match config.signal {
+                LatencySignal::Baseline { memory_micros, .. } => memory_micros,
                 _ => u64::MAX,
             })),
             epoch: Epoch(0),
@@ -402,31 +376,41 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         self.elapsed
     }
 
-    fn latency_is_congested(&mut self, latency: u64, now: Instant) -> bool {
+    /// The latency baseline in microseconds, once known.
+    pub fn baseline_micros(&self) -> Option<u32> {
+        let median = self.window.median();
+        match self.config.signal {
+            LatencySignal::Baseline { memory_micros, .. } if memory_micros > 0 => {
+                self.low_medians.get().or(median)
+            }
+            _ => median,
+        }
+    }
+
+    fn latency_is_congested(&self, latency: u64) -> bool {
         match self.config.signal {
             LatencySignal::Off => false,
             LatencySignal::Target { micros } => latency > micros,
             LatencySignal::Baseline {
                 tolerance,
                 min_samples,
-            } => {
-                self.window.len() >= usize::from(min_samples)
-                    && self
-                        .window
-                        .median()
-                        .is_some_and(|m| latency > tolerance.mul_u64(u64::from(m)))
-            }
-            LatencySignal::Minimum {
-                tolerance,
-                min_samples,
                 ..
             } => {
-                self.minimum.rotate(now);
                 self.window.len() >= usize::from(min_samples)
                     && self
-                        .minimum
-                        .get()
-                        .is_some_and(|m| latency > tolerance.mul_u64(u64::from(m)))
+                        .baseline_micros()
+                        .is_some_and(|b| latency > tolerance.mul_u64(u64::from(b)))
+            }
+        }
+    }
+
+    /// Remembers the current median once it is trusted (the window holds `min_samples`).
+    fn remember_median(&mut self, now: Instant) {
+        if let LatencySignal::Baseline { min_samples, .. } = self.config.signal {
+            if self.window.len() >= usize::from(min_samples) {
+                if let Some(median) = self.window.median() {
+                    self.low_medians.push(now, u64::from(median));
+                }
             }
         }
     }
@@ -487,17 +471,18 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
             Outcome::Overload => self.cut(sample, elapsed),
             Outcome::Success => {
                 let latency = sample.latency_micros();
-                // The minimum ages on the controller's monotonic time, so a clock that steps
-                // back cannot keep a stale minimum alive.
+                // Remembered medians age on the controller's monotonic time, so a clock that
+                // steps back cannot keep a stale baseline alive.
                 let mono = Instant::from_micros(elapsed);
-                let congested = self.latency_is_congested(latency, mono);
+                self.low_medians.rotate(mono);
+                let congested = self.latency_is_congested(latency);
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
                 // it is the dependency's new normal, and it is learned.
                 if !congested || self.limit.whole() <= self.config.min {
                     self.window.push(latency);
-                    self.minimum.push(mono, latency);
+                    self.remember_median(mono);
                 }
                 if congested {
                     self.cut(sample, elapsed)
@@ -525,10 +510,7 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
             limit: self.limit(),
             min: self.config.min,
             max: self.config.max,
-            baseline_micros: match self.config.signal {
-                LatencySignal::Minimum { .. } => self.minimum.get(),
-                _ => self.window.median(),
-            },
+            baseline_micros: self.baseline_micros(),
             increases: self.increases,
             decreases: self.decreases,
             at_floor_since: self.at_floor_since,
