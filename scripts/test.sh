@@ -19,6 +19,7 @@ setup() {
     for t in thumbv6m-none-eabi thumbv7em-none-eabihf; do
         grep -qx "$t" <<<"$targets" || rustup target add "$t"
     done
+    command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
     components=$(rustup component list --installed)
     for c in rustfmt clippy llvm-tools; do
         grep -q "^$c" <<<"$components" || rustup component add "$c"
@@ -39,6 +40,10 @@ step fmt-probe cargo fmt --manifest-path probes/no-float/Cargo.toml --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step clippy-all-features cargo clippy --workspace --all-targets --all-features -- -D warnings
 step test cargo test --workspace
+# The real gate under loom, every interleaving up to 3 preemptions; one process per model, so a
+# deadlock report cannot take the other results down with it.
+step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
+    cargo nextest run --release -p limiter-core -E 'binary(loom)'
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh

@@ -1,7 +1,7 @@
 #![cfg_attr(not(test), no_std)]
 #![doc = include_str!("../README.md")]
 
-#[cfg(feature = "std")]
+#[cfg(any(feature = "std", loom))]
 extern crate std;
 
 pub mod clock;
@@ -26,6 +26,8 @@ pub use future::Acquire;
 pub use gate::{AtLimit, Gate, QueueFull};
 #[cfg(feature = "critical-section")]
 pub use mutex::CriticalSectionRawMutex;
+#[cfg(loom)]
+pub use mutex::LoomRawMutex;
 #[cfg(feature = "std")]
 pub use mutex::StdRawMutex;
 pub use mutex::{NoopRawMutex, RawMutex};

@@ -13,6 +13,7 @@ use core::cell::RefCell;
 /// | [`NoopRawMutex`] | – | one thread (an embassy executor, a single-threaded runtime); not `Sync` |
 /// | [`CriticalSectionRawMutex`] | `critical-section` | microcontrollers, including those without CAS |
 /// | [`StdRawMutex`] | `std` | servers: one `std::sync::Mutex` per gate |
+/// | `LoomRawMutex` | `--cfg loom` | model checking the real gate with loom |
 ///
 /// Unlike embassy-sync's `RawMutex`, the family owns the guarded value, so no `unsafe` is needed
 /// anywhere in the core: each implementation is a thin wrapper over a safe mutex.
@@ -88,6 +89,27 @@ impl RawMutex for StdRawMutex {
 
     fn new<T>(value: T) -> Self::Mutex<T> {
         std::sync::Mutex::new(value)
+    }
+
+    fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut guard = mutex
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
+}
+
+/// Locks a `loom::sync::Mutex`, so that loom explores every interleaving of the real gate.
+#[cfg(loom)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoomRawMutex;
+
+#[cfg(loom)]
+impl RawMutex for LoomRawMutex {
+    type Mutex<T> = loom::sync::Mutex<T>;
+
+    fn new<T>(value: T) -> Self::Mutex<T> {
+        loom::sync::Mutex::new(value)
     }
 
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
