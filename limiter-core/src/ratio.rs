@@ -105,9 +105,8 @@ impl Ratio {
 
 impl fmt::Display for Ratio {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let whole = self.0 >> 16;
-        let thousandths = ((u64::from(self.0 & 0xffff) * 1_000) + 32_768) >> 16;
-        write!(f, "{whole}.{thousandths:03}")
+        let thousandths = (u64::from(self.0) * 1_000 + 32_768) >> 16;
+        write!(f, "{}.{:03}", thousandths / 1_000, thousandths % 1_000)
     }
 }
 
@@ -145,5 +144,7 @@ mod tests {
             "0.750"
         );
         assert_eq!(std::format!("{}", Ratio::from_int(2)), "2.000");
+        assert_eq!(std::format!("{}", Ratio::from_bits(65_535)), "1.000");
+        assert_eq!(std::format!("{}", Ratio::from_bits(u32::MAX)), "65536.000");
     }
 }

@@ -155,7 +155,7 @@ pub fn parse_http_date(value: &[u8], now_unix_secs: u64) -> Result<i64, RetryAft
             p.expect(b" ")?;
             let hms = p.time_of_day()?;
             p.expect(b" GMT")?;
-            (day, month, resolve_two_digit_year(yy, now_unix_secs), hms)
+            (day, month, resolve_two_digit_year(yy, day, month, hms, now_unix_secs), hms)
         }
     } else {
         // asctime: Sun Nov  6 08:49:37 1994
@@ -181,8 +181,15 @@ pub fn parse_http_date(value: &[u8], now_unix_secs: u64) -> Result<i64, RetryAft
     if day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
         return Err(RetryAfterError::InvalidDate);
     }
-    let days = days_from_civil(year, month, day);
-    Ok(days * 86_400 + i64::from(hour) * 3_600 + i64::from(minute) * 60 + i64::from(second))
+    Ok(unix_seconds(year, month, day, hms))
+}
+
+/// Seconds since the Unix epoch, saturating (years come from callers' "now" too, which may be
+/// absurd).
+fn unix_seconds(year: i64, month: u32, day: u32, (hour, minute, second): (u32, u32, u32)) -> i64 {
+    days_from_civil(year, month, day)
+        .saturating_mul(86_400)
+        .saturating_add(i64::from(hour * 3_600 + minute * 60 + second))
 }
 
 fn trim_ows(mut v: &[u8]) -> &[u8] {
@@ -232,14 +239,27 @@ fn check_day_name(name: &[u8], long: bool) -> Result<(), RetryAfterError> {
     }
 }
 
-fn resolve_two_digit_year(yy: u32, now_unix_secs: u64) -> i64 {
-    let now_days = i64::try_from(now_unix_secs / 86_400).unwrap_or(i64::MAX / 2);
-    let (now_year, _, _) = civil_from_days(now_days);
-    let mut year = now_year - now_year.rem_euclid(100) + i64::from(yy);
-    if year > now_year + 50 {
-        year -= 100;
+/// The year of an RFC 850 date: the one in the current century, unless that puts the timestamp
+/// more than 50 years after `now`, in which case the one a century earlier (RFC 9110 §5.6.7).
+fn resolve_two_digit_year(
+    yy: u32,
+    day: u32,
+    month: u32,
+    hms: (u32, u32, u32),
+    now_unix_secs: u64,
+) -> i64 {
+    /// Fifty years of 365.2425 days.
+    const FIFTY_YEARS: i64 = 50 * 31_556_952;
+    let now = i64::try_from(now_unix_secs).unwrap_or(i64::MAX);
+    let (now_year, _, _) = civil_from_days(now.div_euclid(86_400));
+    let year = now_year - now_year.rem_euclid(100) + i64::from(yy);
+    // An invalid day is rejected by the caller whichever year is chosen.
+    let day = day.clamp(1, days_in_month(year, month.clamp(1, 12)));
+    if unix_seconds(year, month, day, hms) > now.saturating_add(FIFTY_YEARS) {
+        year - 100
+    } else {
+        year
     }
-    year
 }
 
 const fn is_leap(year: i64) -> bool {
@@ -476,7 +496,7 @@ mod tests {
 
     #[test]
     fn rfc850_two_digit_years_resolve_within_fifty_years() {
-        // Seen in 2026: "26" is 2026, "76" is 2076 (50 years ahead), "77" is 1977.
+        // Seen in May 2026: "26" is 2026, "77" is 1977.
         let now_2026 = 1_780_000_000; // 2026-05-28
         let year_of = |yy: &str| {
             let v = format!("Monday, 01-Jun-{yy} 00:00:00 GMT");
@@ -484,9 +504,27 @@ mod tests {
             civil_from_days(secs.div_euclid(86_400)).0
         };
         assert_eq!(year_of("26"), 2026);
-        assert_eq!(year_of("76"), 2076);
+        assert_eq!(year_of("76"), 1976); // 1 June 2076 is 50 years and 4 days ahead
         assert_eq!(year_of("77"), 1977);
         assert_eq!(year_of("00"), 2000);
+        // The rule is about timestamps, not calendar years: 1 May 2076 is within 50 years of
+        // 28 May 2026, 1 June 2076 is not.
+        let may = parse_http_date(b"Friday, 01-May-76 00:00:00 GMT", now_2026).unwrap();
+        assert_eq!(civil_from_days(may.div_euclid(86_400)).0, 2076);
+    }
+
+    #[test]
+    fn absurd_nows_do_not_overflow() {
+        for now in [u64::MAX, i64::MAX as u64, i64::MAX as u64 + 1, 0] {
+            for v in [
+                "Sunday, 06-Nov-94 08:49:37 GMT",
+                "Sun, 06 Nov 1994 08:49:37 GMT",
+                "Sun Nov  6 08:49:37 1994",
+                "99999999999999999999",
+            ] {
+                assert!(parse_retry_after(v.as_bytes(), now, MAX).is_ok(), "{v} at {now}");
+            }
+        }
     }
 
     #[test]
