@@ -155,7 +155,12 @@ pub fn parse_http_date(value: &[u8], now_unix_secs: u64) -> Result<i64, RetryAft
             p.expect(b" ")?;
             let hms = p.time_of_day()?;
             p.expect(b" GMT")?;
-            (day, month, resolve_two_digit_year(yy, day, month, hms, now_unix_secs), hms)
+            (
+                day,
+                month,
+                resolve_two_digit_year(yy, day, month, hms, now_unix_secs),
+                hms,
+            )
         }
     } else {
         // asctime: Sun Nov  6 08:49:37 1994
@@ -522,7 +527,10 @@ mod tests {
                 "Sun Nov  6 08:49:37 1994",
                 "99999999999999999999",
             ] {
-                assert!(parse_retry_after(v.as_bytes(), now, MAX).is_ok(), "{v} at {now}");
+                assert!(
+                    parse_retry_after(v.as_bytes(), now, MAX).is_ok(),
+                    "{v} at {now}"
+                );
             }
         }
     }

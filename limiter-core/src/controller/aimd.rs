@@ -3,7 +3,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use super::arith::{LimitValue, Q32};
+use super::arith::{F32, LimitValue, Q32};
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::clock::duration_to_micros;
 use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
@@ -281,7 +281,7 @@ impl core::error::Error for ConfigError {}
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.
 ///
-/// `V` is the number the fractional limit is kept in: `f32` ([`AimdF32`]) or [`Q32`] fixed point
+/// `V` is the number the fractional limit is kept in: [`F32`] ([`AimdF32`]) or [`Q32`] fixed point
 /// ([`AimdFixed`], no floating point at all). On the same samples the two agree to within one unit
 /// of limit. `N` is the size of the latency window.
 ///
@@ -303,7 +303,7 @@ impl core::error::Error for ConfigError {}
 /// assert_eq!(aimd.limit(), 21); // additive increase is deliberately slow
 /// ```
 #[derive(Clone, Debug)]
-pub struct Aimd<V: LimitValue = f32, const N: usize = 32> {
+pub struct Aimd<V: LimitValue = F32, const N: usize = 32> {
     config: AimdConfig,
     limit: V,
     window: MedianWindow<N>,
@@ -324,8 +324,8 @@ pub struct Aimd<V: LimitValue = f32, const N: usize = 32> {
 /// The latency window of [`AimdF32`] and [`AimdFixed`]: 32 samples.
 pub const DEFAULT_WINDOW: usize = 32;
 
-/// [`Aimd`] with an `f32` limit and a 32-sample window. Other windows: `Aimd<f32, N>`.
-pub type AimdF32 = Aimd<f32, DEFAULT_WINDOW>;
+/// [`Aimd`] with an `f32` limit ([`F32`]) and a 32-sample window. Other windows: `Aimd<F32, N>`.
+pub type AimdF32 = Aimd<F32, DEFAULT_WINDOW>;
 /// [`Aimd`] with a [`Q32`] fixed-point limit (no floating point, for cores without an FPU) and a
 /// 32-sample window. Other windows: `Aimd<Q32, N>`.
 pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;

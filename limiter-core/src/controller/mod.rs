@@ -12,7 +12,7 @@ mod fixed;
 pub use aimd::{
     Aimd, AimdConfig, AimdF32, AimdFixed, ConfigError, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT,
 };
-pub use arith::{LimitValue, Q32};
+pub use arith::{F32, LimitValue, Q32};
 pub use fixed::Fixed;
 
 use crate::{Instant, Outcome};
