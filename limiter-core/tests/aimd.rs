@@ -330,6 +330,65 @@ fn a_clock_that_goes_backwards_does_not_stretch_a_hold() {
 }
 
 #[test]
+fn a_far_future_timestamp_does_not_freeze_time() {
+    let config = seed_config().cooldown(Duration::from_millis(100));
+    let mut aimd = AimdF32::new(config).unwrap();
+    let a = Admission::new(&aimd, Instant::ZERO, 8);
+    aimd.on_sample(&Sample::new(a, Instant::MAX, Outcome::Ignore));
+    aimd.hold_growth_until(Instant::MAX, Instant::MAX);
+    // The clock comes back to sane values: the cooldown still holds growth for 100 ms.
+    complete(&mut aimd, 1_000 * MS, 5 * MS, Outcome::Overload);
+    assert_eq!(
+        complete(&mut aimd, 1_050 * MS, 5 * MS, Outcome::Success),
+        Change::Unchanged
+    );
+    assert_eq!(
+        complete(&mut aimd, 1_100 * MS, 5 * MS, Outcome::Success),
+        Change::Increased
+    );
+}
+
+#[test]
+fn out_of_order_completions_do_not_shorten_a_hold() {
+    let config = seed_config().cooldown(Duration::from_millis(100));
+    let mut aimd = AimdF32::new(config).unwrap();
+    complete(&mut aimd, 995 * MS, 5 * MS, Outcome::Overload); // cut at 1000 ms
+    for (admitted, completed) in [(1_040, 1_050), (990, 999), (1_088, 1_099)] {
+        let a = Admission::new(&aimd, Instant::from_millis(admitted), 8);
+        let s = Sample::new(a, Instant::from_millis(completed), Outcome::Success);
+        assert_eq!(aimd.on_sample(&s), Change::Unchanged, "at {completed} ms");
+    }
+    assert_eq!(
+        complete(&mut aimd, 1_095 * MS, 5 * MS, Outcome::Success),
+        Change::Increased
+    );
+}
+
+#[test]
+fn a_coarse_clock_does_not_make_every_tick_congestion() {
+    // A 1 kHz tick: most calls measure 0 ms, some 1 ms.
+    let mut aimd = AimdF32::new(AimdConfig::default().initial(8)).unwrap();
+    for i in 0..500 {
+        let latency = if i % 3 == 0 { MS } else { 0 };
+        assert_ne!(
+            complete(&mut aimd, i * 10 * MS, latency, Outcome::Success),
+            Change::Decreased,
+            "sample {i}"
+        );
+    }
+    assert_eq!(aimd.stats().baseline_micros, Some(0));
+    // 2 ms over a zero baseline is still within twice the 1 ms floor; 3 ms is not.
+    assert_ne!(
+        complete(&mut aimd, 9_000 * MS, 2 * MS, Outcome::Success),
+        Change::Decreased
+    );
+    assert_eq!(
+        complete(&mut aimd, 9_100 * MS, 3 * MS, Outcome::Success),
+        Change::Decreased
+    );
+}
+
+#[test]
 fn no_latency_verdict_until_the_window_has_min_samples() {
     let config = AimdConfig::default().initial(8).bounds(1, 64).baseline(
         Ratio::from_int(2),

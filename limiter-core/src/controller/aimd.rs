@@ -11,6 +11,14 @@ use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
 /// fixed-point variants can agree to the unit over the whole range.
 pub const MAX_LIMIT: u32 = 1 << 24;
+/// The most time one observation may add (2^40 µs, about 12.7 days), and the longest hold: a
+/// timestamp far in the future (garbage, a glitching clock) cannot use up the elapsed-time count,
+/// and no hold is forever.
+const MAX_TIME_STEP_MICROS: u64 = 1 << 40;
+/// A step back in time at least this large (one second) is a clock reset, and time continues
+/// from the new clock's reading; a smaller one is a completion reported out of order, and is
+/// ignored.
+const CLOCK_RESET_MICROS: u64 = 1_000_000;
 /// Largest additive step accepted (per round of the limit).
 const MAX_STEP: Ratio = Ratio::from_int(64);
 
@@ -54,7 +62,7 @@ pub enum LatencySignal {
 ///
 /// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.75,
 /// grow by one per round of the limit, congestion at twice the baseline (the lowest rolling median
-/// of the last 10 to 20 seconds) once 10 samples are known, growth only while in-flight is at least 90% of the limit, no cooldown.
+/// of the last 10 to 20 seconds, and at least 1 ms) once 10 samples are known, growth only while in-flight is at least 90% of the limit, no cooldown.
 ///
 /// # Examples
 ///
@@ -83,6 +91,7 @@ pub struct AimdConfig {
     signal: LatencySignal,
     cooldown_micros: u64,
     growth_utilisation: Ratio,
+    baseline_floor_micros: u64,
 }
 
 impl Default for AimdConfig {
@@ -100,6 +109,7 @@ impl Default for AimdConfig {
             },
             cooldown_micros: 0,
             growth_utilisation: Ratio::from_bits(58_982), // 0.9
+            baseline_floor_micros: 1_000,
         }
     }
 }
@@ -174,6 +184,17 @@ impl AimdConfig {
     /// Grow only while in-flight ≥ `fraction ×` the limit (0 grows even when idle; at most 1).
     pub const fn growth_utilisation(mut self, fraction: Ratio) -> Self {
         self.growth_utilisation = fraction;
+        self
+    }
+
+    /// The smallest baseline the [`LatencySignal::Baseline`] compares with (default 1 ms).
+    ///
+    /// A clock with coarse ticks, or a dependency faster than its tick, gives latencies of mostly
+    /// zero: without a floor, a baseline of zero would make every one-tick latency congestion.
+    /// Set it to at least one tick of the clock; lower it for dependencies that answer in
+    /// microseconds.
+    pub const fn baseline_floor(mut self, floor: Duration) -> Self {
+        self.baseline_floor_micros = duration_to_micros(floor);
         self
     }
 
@@ -286,7 +307,10 @@ impl core::error::Error for ConfigError {}
 /// of limit. `N` is the size of the latency window.
 ///
 /// Time comes only from the samples. It is kept as a monotonic count of elapsed time: a sample
-/// whose clock went backwards adds no elapsed time, and holds are never stretched by it.
+/// whose clock went backwards adds no elapsed time; after a step back of a second or more (a
+/// clock reset) time continues from the new clock's reading, so holds are never stretched by it;
+/// completions reported slightly out of order are not counted twice. One observation adds at
+/// most about 12.7 days, and holds are capped at that.
 ///
 /// # Examples
 ///
@@ -369,10 +393,15 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
 
     /// Advances the monotonic elapsed-time count to `now`; returns it.
     fn observe(&mut self, now: Instant) -> u64 {
-        self.elapsed = self
-            .elapsed
-            .saturating_add(now.micros_since(self.last_seen));
-        self.last_seen = now;
+        if now >= self.last_seen {
+            let step = now.micros_since(self.last_seen).min(MAX_TIME_STEP_MICROS);
+            self.elapsed = self.elapsed.saturating_add(step);
+            self.last_seen = now;
+        } else if self.last_seen.micros_since(now) >= CLOCK_RESET_MICROS {
+            self.last_seen = now; // a clock reset: continue from the new clock's time
+        }
+        // Otherwise a completion reported out of order: no time passes, and none is counted
+        // twice when the clock moves on.
         self.elapsed
     }
 
@@ -397,9 +426,10 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
                 ..
             } => {
                 self.window.len() >= usize::from(min_samples)
-                    && self
-                        .baseline_micros()
-                        .is_some_and(|b| latency > tolerance.mul_u64(u64::from(b)))
+                    && self.baseline_micros().is_some_and(|b| {
+                        let b = u64::from(b).max(self.config.baseline_floor_micros);
+                        latency > tolerance.mul_u64(b)
+                    })
             }
         }
     }
@@ -427,7 +457,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         self.decreases = self.decreases.wrapping_add(1);
         self.hold_until = self
             .hold_until
-            .max(elapsed.saturating_add(self.config.cooldown_micros));
+            .max(elapsed.saturating_add(self.config.cooldown_micros.min(MAX_TIME_STEP_MICROS)));
         Change::Decreased
     }
 
@@ -501,7 +531,7 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
 
     fn hold_growth_until(&mut self, now: Instant, until: Instant) {
         let elapsed = self.observe(now);
-        let hold = elapsed.saturating_add(until.micros_since(now));
+        let hold = elapsed.saturating_add(until.micros_since(now).min(MAX_TIME_STEP_MICROS));
         self.hold_until = self.hold_until.max(hold);
     }
 
