@@ -19,6 +19,7 @@ muts = {
         M::lock(&self.state, |s| {'''),
  'no-grant-on-raise': ('limiter-core/src/gate.rs', '''        self.locked(|s| f(&mut s.controller))''', '''        M::lock(&self.state, |s| f(&mut s.controller))'''),
  'admit-at-limit': ('limiter-core/src/gate.rs', '''        self.in_flight < self.controller.limit()''', '''        self.in_flight <= self.controller.limit()'''),
+ 'fast-path-barges': ('limiter-core/src/gate.rs', '''        self.waiters.waiting() == 0 && self.has_room()''', '''        self.has_room()'''),
  'drop-leaks': ('limiter-core/src/permit.rs', '''            self.gate.complete(self.admission, None, now);''', '''            let _ = now;'''),
 }
 

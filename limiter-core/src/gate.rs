@@ -7,11 +7,13 @@
 //! 1. **Hard limit.** `in_flight` grows by one only while `in_flight < limit` (the limit in force
 //!    at that moment). Lowering the limit revokes nothing: in-flight requests finish, and nobody
 //!    is admitted until `in_flight` has fallen below the new limit.
-//! 2. **No idle capacity while someone waits.** If an entry is waiting then
-//!    `in_flight >= limit`. Every operation that frees capacity or raises the limit ends by
-//!    granting waiters, oldest first, until this holds again.
-//! 3. **FIFO, no barging.** By (2), `in_flight < limit` implies nobody is waiting, so the fast
-//!    path (`try_acquire`, a first poll) can never overtake a waiter.
+//! 2. **No idle capacity while someone waits.** Every operation that frees capacity or raises the
+//!    limit ends by granting waiters, oldest first, until nobody waits or `in_flight >= limit`.
+//!    Wakers are collected in batches of at most eight and woken between batches with the lock
+//!    released, so capacity may sit idle for a moment while the operation is still granting.
+//! 3. **FIFO, no barging.** The fast path (`try_acquire`, a first poll) admits only when
+//!    `in_flight < limit` *and nobody is waiting*, so it can never overtake a waiter, not even in
+//!    the gaps between wake batches.
 //! 4. **Conservation.** Each unit of `in_flight` belongs to exactly one [`Permit`] or one granted,
 //!    unclaimed waiter. A permit gives it back on drop (whatever the path), a granted waiter on
 //!    claim (it becomes a permit) or on cancellation (it is released, which grants the next one).
@@ -73,6 +75,11 @@ pub(crate) struct State<C, const Q: usize> {
 impl<C: Controller, const Q: usize> State<C, Q> {
     fn has_room(&self) -> bool {
         self.in_flight < self.controller.limit()
+    }
+
+    /// Whether a newcomer may be admitted without queueing (invariant 3).
+    fn admits_newcomer(&self) -> bool {
+        self.waiters.waiting() == 0 && self.has_room()
     }
 
     /// Takes one unit of capacity (the caller checked [`State::has_room`]).
@@ -199,7 +206,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     {
         let now = handle.clock.now();
         let admission = M::lock(&handle.state, |s| {
-            if s.has_room() {
+            if s.admits_newcomer() {
                 s.take();
                 Ok(s.admission(now))
             } else {
@@ -277,7 +284,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                     None => *ticket = None,
                 }
             }
-            if s.has_room() {
+            if s.admits_newcomer() {
                 s.take();
                 return Poll::Ready(Ok(s.admission(now)));
             }
@@ -330,6 +337,11 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// Runs `f` on the controller (to reconfigure it, or to read it), then admits any waiters a
     /// raised limit makes room for.
     ///
+    /// `f` runs under the gate's lock: it must not use the gate (acquire, release a permit, take
+    /// a snapshot, format it). With [`crate::NoopRawMutex`] or
+    /// [`crate::CriticalSectionRawMutex`] that panics on the re-borrow; with
+    /// [`crate::StdRawMutex`] it deadlocks.
+    ///
     /// ```
     /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
     ///
@@ -370,7 +382,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                 min: stats.min,
                 max: stats.max,
                 at_floor_since: stats.at_floor_since,
-                queued: s.waiters.waiting().count() as u32,
+                queued: s.waiters.waiting() as u32,
                 oldest_wait_micros: s
                     .waiters
                     .oldest_waiting_since()

@@ -18,8 +18,8 @@ use core::cell::RefCell;
 /// Unlike embassy-sync's `RawMutex`, the family owns the guarded value, so no `unsafe` is needed
 /// anywhere in the core: each implementation is a thin wrapper over a safe mutex.
 ///
-/// The closure never calls back into the gate, and the gate never wakes a waker while it holds
-/// the lock, so implementations need not be re-entrant.
+/// The gate runs only its own code and the controller under the lock, and never wakes a waker
+/// while it holds it, so implementations need not be re-entrant.
 ///
 /// # Examples
 ///

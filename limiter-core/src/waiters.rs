@@ -16,7 +16,8 @@ use crate::Instant;
 
 /// The most waiters woken per pass; the gate wakes them outside its lock, then takes the lock
 /// again if more can be granted. Bounded so the list lives on the stack cheaply.
-pub(crate) const WAKE_BATCH: usize = 8;
+/// Under loom it is 1, so that the models reach the gaps between batches.
+pub(crate) const WAKE_BATCH: usize = if cfg!(loom) { 1 } else { 8 };
 
 #[derive(Debug)]
 pub(crate) enum EntryState {
@@ -35,6 +36,8 @@ pub(crate) struct Entry {
 pub(crate) struct Waiters<const Q: usize> {
     entries: [Option<Entry>; Q],
     len: usize,
+    /// Entries in the waiting state.
+    waiting: usize,
     next_ticket: u64,
 }
 
@@ -43,6 +46,7 @@ impl<const Q: usize> Waiters<Q> {
         Waiters {
             entries: [const { None }; Q],
             len: 0,
+            waiting: 0,
             next_ticket: 0,
         }
     }
@@ -58,6 +62,7 @@ impl<const Q: usize> Waiters<Q> {
             state: EntryState::Waiting(waker),
         });
         self.len += 1;
+        self.waiting += 1;
         Some(ticket)
     }
 
@@ -78,6 +83,9 @@ impl<const Q: usize> Waiters<Q> {
         let entry = self.entries[at].take();
         self.entries[at..self.len].rotate_left(1);
         self.len -= 1;
+        if matches!(&entry, Some(e) if matches!(e.state, EntryState::Waiting(_))) {
+            self.waiting -= 1;
+        }
         entry
     }
 
@@ -88,22 +96,26 @@ impl<const Q: usize> Waiters<Q> {
             .flatten()
             .find(|e| matches!(e.state, EntryState::Waiting(_)))?;
         match core::mem::replace(&mut entry.state, EntryState::Granted) {
-            EntryState::Waiting(waker) => Some(waker),
+            EntryState::Waiting(waker) => {
+                self.waiting -= 1;
+                Some(waker)
+            }
             EntryState::Granted => None,
         }
     }
 
-    /// Entries still waiting for capacity (granted but unclaimed ones excluded).
-    pub(crate) fn waiting(&self) -> impl Iterator<Item = &Entry> {
-        self.entries[..self.len]
-            .iter()
-            .flatten()
-            .filter(|e| matches!(e.state, EntryState::Waiting(_)))
+    /// How many entries still wait for capacity (granted but unclaimed ones excluded).
+    pub(crate) const fn waiting(&self) -> usize {
+        self.waiting
     }
 
     /// When the oldest still-waiting entry was queued.
     pub(crate) fn oldest_waiting_since(&self) -> Option<Instant> {
-        self.waiting().map(|e| e.enqueued_at).min()
+        self.entries[..self.len]
+            .iter()
+            .flatten()
+            .find(|e| matches!(e.state, EntryState::Waiting(_)))
+            .map(|e| e.enqueued_at)
     }
 }
 

@@ -15,8 +15,8 @@ use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 
 use limiter_core::{Clock, Fixed, Gate, Instant, LoomRawMutex, Permit};
+use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use loom::sync::{Arc, Notify};
 use loom::thread;
 
 /// Time stands still: these models are about interleavings, not latency.
@@ -121,7 +121,7 @@ fn raising_the_limit_admits_exactly_the_newly_admissible() {
         let held = hold(&gate);
         let held_out = Arc::new(AtomicBool::new(true));
         let inside = Arc::new(AtomicUsize::new(0));
-        let entered = Arc::new(Notify::new());
+        let entered = Arc::new(AtomicUsize::new(0));
         let waiters: Vec<_> = (0..2)
             .map(|_| {
                 let gate = Arc::clone(&gate);
@@ -133,19 +133,55 @@ fn raising_the_limit_admits_exactly_the_newly_admissible() {
                     if held_out.load(Ordering::SeqCst) {
                         assert_eq!(now, 1, "two waiters beside the held permit, limit 2");
                     }
-                    entered.notify();
+                    entered.fetch_add(1, Ordering::SeqCst);
                     inside.fetch_sub(1, Ordering::SeqCst);
                     permit.success();
                 })
             })
             .collect();
         gate.with_controller(|c| c.set_limit(2)).unwrap();
-        entered.wait(); // deadlocks unless the raise admitted a waiter
+        // Spins forever (loom reports it) unless the raise admitted a waiter.
+        wait_until(|| entered.load(Ordering::SeqCst) >= 1);
         held_out.store(false, Ordering::SeqCst);
         drop(held);
         for t in waiters {
             t.join().unwrap();
         }
+        assert_eq!(gate.in_flight(), 0);
+    });
+}
+
+/// Invariant 3 between wake batches (one waker per batch under loom): once two waiters are
+/// queued, a newcomer's `try_acquire` may never take the capacity a raise made for them. If it
+/// did, one waiter would wait forever while everyone else holds on: loom's deadlock.
+#[test]
+fn the_fast_path_never_overtakes_a_waiter() {
+    loom::model(|| {
+        let gate = gate(1);
+        let held = hold(&gate);
+        // Queue two waiters (the only slot is held), then let them wait on two threads.
+        let mut queue = |gate: &Arc<LoomGate>| {
+            let mut acquire = Gate::acquire_owned(Arc::clone(gate));
+            let first = Pin::new(&mut acquire).poll(&mut Context::from_waker(Waker::noop()));
+            assert!(first.is_pending(), "the only slot is held");
+            acquire
+        };
+        let (first, second) = (queue(&gate), queue(&gate));
+        let second = thread::spawn(move || loom::future::block_on(second).expect("queued"));
+        let newcomer = {
+            let gate = Arc::clone(&gate);
+            thread::spawn(move || Gate::try_acquire_owned(gate).ok())
+        };
+        gate.with_controller(|c| c.set_limit(3)).unwrap();
+        // Every permit is kept until the end: only the raise may let both waiters in.
+        let first = loom::future::block_on(first).expect("queued");
+        let second = second.join().unwrap();
+        let newcomer = newcomer.join().unwrap();
+        assert!(
+            newcomer.is_none(),
+            "a newcomer got in while two waiters were queued"
+        );
+        drop((first, second, held));
         assert_eq!(gate.in_flight(), 0);
     });
 }
@@ -182,6 +218,13 @@ fn record_and_release_race_with_try_acquire() {
         assert_eq!(s.admitted as usize, admitted.load(Ordering::SeqCst));
         assert_eq!(s.admitted + s.shed, 4);
     });
+}
+
+/// Spins, yielding to loom's scheduler, until `done` holds.
+fn wait_until(done: impl Fn() -> bool) {
+    while !done() {
+        thread::yield_now();
+    }
 }
 
 /// Takes the gate's only free slot.
