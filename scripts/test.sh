@@ -20,6 +20,13 @@ setup() {
         grep -qx "$t" <<<"$targets" || rustup target add "$t"
     done
     command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+    if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+        rustup toolchain install nightly --profile minimal
+    fi
+    components=$(rustup component list --installed --toolchain nightly)
+    for c in miri rust-src; do
+        grep -q "^$c" <<<"$components" || rustup component add "$c" --toolchain nightly
+    done
     components=$(rustup component list --installed)
     for c in rustfmt clippy llvm-tools; do
         grep -q "^$c" <<<"$components" || rustup component add "$c"
@@ -44,6 +51,9 @@ step test cargo test --workspace
 # deadlock report cannot take the other results down with it.
 step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
     cargo nextest run --release -p limiter-core -E 'binary(loom)'
+# miri on the unit tests and the gate's tests (wakers, RefCell, Arc, threads); the controller's
+# tests are pure arithmetic that the ordinary debug run already checks for overflow.
+step miri cargo +nightly miri test -p limiter-core --lib --test gate --test footprint
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh

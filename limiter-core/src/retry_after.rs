@@ -537,7 +537,9 @@ mod tests {
 
     #[test]
     fn civil_round_trip() {
-        for days in (-800_000..800_000).step_by(37) {
+        // Miri interprets every step: sample the range more sparsely there.
+        let stride = if cfg!(miri) { 3_701 } else { 37 };
+        for days in (-800_000..800_000).step_by(stride) {
             let (y, m, d) = civil_from_days(days);
             assert!((1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m));
             assert_eq!(days_from_civil(y, m, d), days);
