@@ -53,6 +53,7 @@ step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEM
     cargo nextest run --release -p limiter-core -E 'binary(loom)'
 # miri on the unit tests and the gate's tests (wakers, RefCell, Arc, threads); the controller's
 # tests are pure arithmetic that the ordinary debug run already checks for overflow.
+step miri-setup cargo +nightly miri setup
 step miri cargo +nightly miri test -p limiter-core --lib --test gate --test footprint
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
