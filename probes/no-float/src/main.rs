@@ -3,6 +3,8 @@
 #![no_std]
 #![no_main]
 
+use core::time::Duration;
+
 use limiter_core::{AimdConfig, Clock, Gate, HttpClassifier, Instant, NoopRawMutex, Ratio};
 
 #[cfg(not(feature = "float"))]
@@ -36,9 +38,11 @@ pub extern "C" fn _start() -> ! {
 
 /// Runs `n` requests with the given statuses and returns the final limit.
 fn probe_run(statuses: *const u16, n: usize, tolerance_bits: u32) -> u32 {
-    let config = AimdConfig::default()
-        .bounds(1, 100)
-        .baseline(Ratio::from_bits(tolerance_bits), 10);
+    let config = AimdConfig::default().bounds(1, 100).baseline(
+        Ratio::from_bits(tolerance_bits),
+        10,
+        Duration::from_secs(10),
+    );
     let Ok(controller) = Controller::new(config) else {
         return 0;
     };
