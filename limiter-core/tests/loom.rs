@@ -160,7 +160,7 @@ fn the_fast_path_never_overtakes_a_waiter() {
         let gate = gate(1);
         let held = hold(&gate);
         // Queue two waiters (the only slot is held), then let them wait on two threads.
-        let mut queue = |gate: &Arc<LoomGate>| {
+        let queue = |gate: &Arc<LoomGate>| {
             let mut acquire = Gate::acquire_owned(Arc::clone(gate));
             let first = Pin::new(&mut acquire).poll(&mut Context::from_waker(Waker::noop()));
             assert!(first.is_pending(), "the only slot is held");
@@ -186,7 +186,7 @@ fn the_fast_path_never_overtakes_a_waiter() {
     });
 }
 
-/// Invariant 4 without waiting: try_acquire racing with record and release keeps the counters
+/// Invariant 4 without waiting: `try_acquire` racing with record and release keeps the counters
 /// consistent, and every permit is released exactly once.
 #[test]
 fn record_and_release_race_with_try_acquire() {
