@@ -1,0 +1,40 @@
+//! Reference models and invariant checks for `limiter-core`, decoded from raw bytes.
+//!
+//! Each public function takes arbitrary bytes, turns them into a sequence of operations with
+//! [`arbitrary`], runs them against the real code and a reference (a simple model, a sort, a
+//! second implementation), and panics on the first disagreement or broken invariant. The same
+//! functions are driven by proptest in `cargo test` (stable, every CI run) and by the cargo-fuzz
+//! targets in `fuzz/` (coverage-guided, for long runs).
+//!
+//! ```
+//! limiter_check::window(&[1, 2, 3, 4, 5, 6, 7, 8]);
+//! limiter_check::retry_after(b"Sun, 06 Nov 1994 08:49:37 GMT");
+//! ```
+
+mod controller;
+mod gate;
+mod retry_after;
+mod window;
+
+pub use controller::{controller, fixed_vs_float};
+pub use gate::gate;
+pub use retry_after::retry_after;
+pub use window::window;
+
+use arbitrary::{Arbitrary, Unstructured};
+
+/// Decodes operations until the bytes run out.
+///
+/// `arbitrary`'s own collections spend a "keep going" bit per element, so random bytes (as
+/// proptest gives them) make sequences of two or three operations on average; this reads
+/// operations back to back instead, so every byte is part of the sequence.
+fn sequence<'a, T: Arbitrary<'a>>(mut u: Unstructured<'a>) -> Vec<T> {
+    let mut ops = Vec::new();
+    while !u.is_empty() {
+        match T::arbitrary(&mut u) {
+            Ok(op) => ops.push(op),
+            Err(_) => break,
+        }
+    }
+    ops
+}
