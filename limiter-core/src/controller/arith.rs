@@ -59,14 +59,14 @@ pub trait LimitValue: Copy + Debug + PartialEq + sealed::Sealed {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct F32 {
     sum: f32,
-    /// What the last additions lost (Kahan's `c`: the true value is `sum - carry`).
+    /// What the last addition lost, owed to the next one (Kahan's `c`).
     carry: f32,
 }
 
 impl F32 {
     /// The limit as a plain `f32`.
     pub fn get(self) -> f32 {
-        self.sum - self.carry
+        self.sum
     }
 }
 
@@ -78,13 +78,8 @@ impl LimitValue for F32 {
         }
     }
     fn whole(self) -> u32 {
-        // `as` saturates and maps NaN to 0; the carry only matters right at an integer.
-        let w = self.sum as u32;
-        if w as f32 == self.sum && self.carry > 0.0 {
-            w.saturating_sub(1)
-        } else {
-            w
-        }
+        // `as` saturates and maps NaN to 0.
+        self.sum as u32
     }
     fn grow(self, step: Ratio) -> Self {
         let increment = step.to_f32() / self.sum.max(1.0);
@@ -103,11 +98,11 @@ impl LimitValue for F32 {
         }
     }
     fn clamp_to(self, min: u32, max: u32) -> Self {
-        let value = self.get();
-        // Comparisons with NaN are false, so a NaN would fall through to the floor.
-        if value >= min as f32 && value <= max as f32 {
+        // The bounds apply to `sum`, which `whole` reads; the carry is only what the next
+        // addition owes. Comparisons with NaN are false, so a NaN falls to the floor.
+        if self.sum >= min as f32 && self.sum <= max as f32 {
             self
-        } else if value > max as f32 {
+        } else if self.sum > max as f32 {
             F32::from_u32(max)
         } else {
             F32::from_u32(min)
