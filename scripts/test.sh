@@ -58,3 +58,5 @@ step miri cargo +nightly miri test -p limiter-core --lib --test gate --test foot
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh
+# The cargo-fuzz targets: build, then a short smoke run of each (long runs: scripts/fuzz.sh 600).
+step fuzz bash scripts/fuzz.sh 20
