@@ -95,7 +95,7 @@ pub fn gate(data: &[u8]) {
     let ops: Vec<Op> = crate::sequence(u);
     let fixed = Fixed::new(u32::from(initial % 5) + 1).expect("at least 1");
     run(fixed, &ops, |c, limit| {
-        c.set_limit(limit).expect("at least 1")
+        c.set_limit(limit).expect("at least 1");
     });
     let aimd = AimdFixed::new(AimdConfig::default().initial(2).bounds(1, 5)).expect("valid");
     run(aimd, &ops, |_, _| {});
@@ -126,10 +126,10 @@ fn run<C: Controller>(controller: C, ops: &[Op], set_limit: impl Fn(&mut C, u32)
             Op::Acquire => {
                 let wakes = Arc::new(Wakes::default());
                 let mut future = gate.acquire();
-                let waker = Waker::from(Arc::clone(&wakes));
+                let task_waker = Waker::from(Arc::clone(&wakes));
                 let direct = model.admits_newcomer(gate.limit());
                 let full = model.waiting.len() + model.granted.len() == Q;
-                match Pin::new(&mut future).poll(&mut Context::from_waker(&waker)) {
+                match Pin::new(&mut future).poll(&mut Context::from_waker(&task_waker)) {
                     Poll::Ready(Ok(p)) => {
                         assert!(direct, "a first poll was admitted against the model");
                         model.in_flight += 1;

@@ -1,0 +1,367 @@
+//! The discrete-event engine: virtual time, the real gate, an upstream model, a load.
+//!
+//! Every call goes through the core's [`Gate`]: admitted at once, or queued in its FIFO and
+//! resumed when its `Acquire` future is woken, exactly as an executor would. Time is the core's
+//! [`ManualClock`], moved from event to event, so a run is deterministic for a seed and takes
+//! no wall time.
+
+use std::collections::{BTreeMap, BinaryHeap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use limiter_core::{Acquire, Clock, Gate, Instant, ManualClock, NoopRawMutex, Permit};
+use serde::Serialize;
+
+use crate::limiter::{Limiter, SimController};
+use crate::rng::Rng;
+use crate::upstream::{Reply, Upstream};
+
+/// Waiting requests the gate can hold; more is an overload the scenario should not reach.
+const QUEUE: usize = 4_096;
+
+type SimGate<'c> = Gate<NoopRawMutex, SimController, &'c ManualClock, QUEUE>;
+
+/// Who calls.
+#[derive(Clone, Debug)]
+pub enum Load {
+    /// Open loop: `per_tick` calls every `tick_us`, until `until_us`, whatever happens to them.
+    Open {
+        /// Calls per tick.
+        per_tick: u32,
+        /// The tick, µs.
+        tick_us: u64,
+        /// When arrivals stop, µs.
+        until_us: u64,
+    },
+    /// Closed loop: `workers` callers, each calling again as soon as its call ends, until
+    /// `until_us` (a backlog that never runs dry).
+    Closed {
+        /// Concurrent callers.
+        workers: u32,
+        /// When callers stop, µs.
+        until_us: u64,
+    },
+}
+
+impl Load {
+    fn until_us(&self) -> u64 {
+        match self {
+            Load::Open { until_us, .. } | Load::Closed { until_us, .. } => *until_us,
+        }
+    }
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Metrics {
+    /// Calls served.
+    pub ok: u64,
+    /// Calls refused with 429.
+    pub throttled: u64,
+    /// Calls that timed out.
+    pub timed_out: u64,
+    /// Calls served per second of load.
+    pub throughput_per_s: f64,
+    /// Service time of served calls (admission to answer), percentiles, ms.
+    pub p50_ms: f64,
+    /// 95th percentile, ms.
+    pub p95_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Time spent queued in the limiter, 95th percentile, ms.
+    pub wait_p95_ms: f64,
+    /// The limit, averaged over time while the load ran.
+    pub limit_mean: f64,
+    /// Its standard deviation over time.
+    pub limit_sd: f64,
+    /// The limit at the end of the load.
+    pub final_limit: u32,
+    /// Cuts of the limit.
+    pub decreases: u64,
+    /// When the last call ended, ms.
+    pub drained_at_ms: f64,
+}
+
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    Done(u64, ReplyKey),
+    Arrive(u64),
+}
+
+/// [`Reply`] with an order, for the event heap.
+#[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
+enum ReplyKey {
+    Ok,
+    Throttled(Option<u64>),
+    Timeout,
+}
+
+#[derive(Default)]
+struct Flag(AtomicBool);
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Time-weighted mean and variance of the limit.
+#[derive(Default)]
+struct LimitTrace {
+    last: (u64, u32),
+    sum: f64,
+    sum_sq: f64,
+    span: f64,
+}
+
+impl LimitTrace {
+    fn observe(&mut self, now: u64, limit: u32, until: u64) {
+        let end = now.min(until);
+        if end > self.last.0 {
+            let dt = (end - self.last.0) as f64;
+            let l = f64::from(self.last.1);
+            self.sum += l * dt;
+            self.sum_sq += l * l * dt;
+            self.span += dt;
+        }
+        self.last = (now, limit);
+    }
+
+    fn mean_sd(&self) -> (f64, f64) {
+        if self.span == 0.0 {
+            return (f64::from(self.last.1), 0.0);
+        }
+        let mean = self.sum / self.span;
+        (
+            mean,
+            (self.sum_sq / self.span - mean * mean).max(0.0).sqrt(),
+        )
+    }
+}
+
+/// The event queue: a min-heap on (time, insertion order).
+#[derive(Default)]
+struct Events {
+    heap: BinaryHeap<std::cmp::Reverse<(u64, u64, Event)>>,
+    seq: u64,
+}
+
+impl Events {
+    fn push(&mut self, at: u64, event: Event) {
+        self.seq += 1;
+        self.heap.push(std::cmp::Reverse((at, self.seq, event)));
+    }
+
+    fn pop(&mut self) -> Option<(u64, Event)> {
+        self.heap.pop().map(|std::cmp::Reverse((at, _, e))| (at, e))
+    }
+}
+
+/// Calls in each state, and what they measured.
+struct Calls<'g, 'c> {
+    gate: &'g SimGate<'c>,
+    arrived: BTreeMap<u64, u64>,
+    waiting: BTreeMap<u64, (Acquire<&'g SimGate<'c>>, Arc<Flag>)>,
+    running: BTreeMap<u64, (Permit<&'g SimGate<'c>>, u64)>,
+    ok: u64,
+    throttled: u64,
+    timed_out: u64,
+    service: Vec<u64>,
+    waits: Vec<u64>,
+}
+
+impl<'g, 'c> Calls<'g, 'c> {
+    /// A call arrives: admitted at once, or queued in the gate.
+    fn arrive(&mut self, id: u64, now: u64) -> Option<Permit<&'g SimGate<'c>>> {
+        self.arrived.insert(id, now);
+        let flag = Arc::new(Flag::default());
+        let mut acquire = self.gate.acquire();
+        let waker = Waker::from(Arc::clone(&flag));
+        match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
+            Poll::Ready(Ok(permit)) => Some(permit),
+            Poll::Ready(Err(full)) => panic!("{full}: raise QUEUE"),
+            Poll::Pending => {
+                self.waiting.insert(id, (acquire, flag));
+                None
+            }
+        }
+    }
+
+    /// A call ends: its outcome goes to the limiter through its permit.
+    fn end(&mut self, id: u64, reply: ReplyKey, now: u64) {
+        let (permit, started) = self.running.remove(&id).expect("a running call");
+        match reply {
+            ReplyKey::Ok => {
+                self.ok += 1;
+                self.service.push(now - started);
+                permit.success();
+            }
+            ReplyKey::Throttled(hint) => {
+                self.throttled += 1;
+                if let Some(us) = hint {
+                    permit.hold_growth_for(Duration::from_micros(us));
+                }
+                permit.overload();
+            }
+            ReplyKey::Timeout => {
+                self.timed_out += 1;
+                permit.overload();
+            }
+        }
+    }
+
+    /// Resumes every waiter the gate woke, oldest first; each must come out admitted.
+    fn resume_woken(&mut self) -> Vec<(u64, Permit<&'g SimGate<'c>>)> {
+        let woken: Vec<u64> = self
+            .waiting
+            .iter()
+            .filter(|(_, (_, f))| f.0.load(Ordering::SeqCst))
+            .map(|(id, _)| *id)
+            .collect();
+        woken
+            .into_iter()
+            .map(|id| {
+                let (mut acquire, flag) = self.waiting.remove(&id).expect("waiting");
+                let waker = Waker::from(flag);
+                match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
+                    Poll::Ready(Ok(permit)) => (id, permit),
+                    _ => panic!("woken but not admitted"),
+                }
+            })
+            .collect()
+    }
+
+    /// An admitted call goes to the upstream.
+    fn start(
+        &mut self,
+        (id, permit): (u64, Permit<&'g SimGate<'c>>),
+        now: u64,
+        upstream: &mut dyn Upstream,
+        rng: &mut Rng,
+        events: &mut Events,
+    ) {
+        self.waits
+            .push(now - self.arrived.remove(&id).expect("arrived"));
+        let call = upstream.start(now, rng);
+        let key = match call.reply {
+            Reply::Ok => ReplyKey::Ok,
+            Reply::Throttled { retry_after_us } => ReplyKey::Throttled(retry_after_us),
+            Reply::Timeout => ReplyKey::Timeout,
+        };
+        self.running.insert(id, (permit, now));
+        events.push(now + call.duration_us, Event::Done(id, key));
+    }
+}
+
+/// Runs `load` against `upstream` through a gate driven by `limiter`, until every call ended.
+///
+/// # Panics
+///
+/// If the limiter's configuration is invalid, or the queue of `QUEUE` waiters overflows.
+pub fn run(load: &Load, upstream: &mut dyn Upstream, limiter: &Limiter, seed: u64) -> Metrics {
+    let clock = ManualClock::new();
+    let controller = limiter.build().expect("a valid limiter configuration");
+    let gate: Box<SimGate<'_>> = Box::new(Gate::new(controller, &clock));
+    let mut rng = Rng::new(seed);
+    let mut events = Events::default();
+    let until = load.until_us();
+    let mut next_id = 0u64;
+    match *load {
+        Load::Open {
+            per_tick, tick_us, ..
+        } => {
+            for t in (0..until).step_by(usize::try_from(tick_us).expect("a tick fits")) {
+                for _ in 0..per_tick {
+                    events.push(t, Event::Arrive(next_id));
+                    next_id += 1;
+                }
+            }
+        }
+        Load::Closed { workers, .. } => {
+            for _ in 0..workers {
+                events.push(0, Event::Arrive(next_id));
+                next_id += 1;
+            }
+        }
+    }
+    let mut calls = Calls {
+        gate: &gate,
+        arrived: BTreeMap::new(),
+        waiting: BTreeMap::new(),
+        running: BTreeMap::new(),
+        ok: 0,
+        throttled: 0,
+        timed_out: 0,
+        service: Vec::new(),
+        waits: Vec::new(),
+    };
+    let mut trace = LimitTrace::default();
+    let mut final_limit = gate.limit();
+
+    while let Some((now, event)) = events.pop() {
+        clock.set(Instant::from_micros(now));
+        if matches!(limiter, Limiter::Oracle) {
+            let capacity = upstream.capacity(now).max(1);
+            gate.with_controller(|c| {
+                if let SimController::Oracle(f) = c {
+                    f.set_limit(capacity).expect("at least 1");
+                }
+            });
+        }
+        trace.observe(now, gate.limit(), until);
+        if now <= until {
+            final_limit = gate.limit();
+        }
+        let admitted = match event {
+            Event::Arrive(id) => calls.arrive(id, now).map(|p| (id, p)).into_iter().collect(),
+            Event::Done(id, reply) => {
+                upstream.end();
+                calls.end(id, reply, now);
+                if matches!(load, Load::Closed { .. }) && now < until {
+                    events.push(now, Event::Arrive(next_id));
+                    next_id += 1;
+                }
+                calls.resume_woken()
+            }
+        };
+        for call in admitted {
+            calls.start(call, now, upstream, &mut rng, &mut events);
+        }
+    }
+    assert!(
+        calls.waiting.is_empty() && calls.running.is_empty(),
+        "calls left behind"
+    );
+    trace.observe(until, gate.limit(), until);
+    let (limit_mean, limit_sd) = trace.mean_sd();
+    calls.service.sort_unstable();
+    calls.waits.sort_unstable();
+    Metrics {
+        ok: calls.ok,
+        throttled: calls.throttled,
+        timed_out: calls.timed_out,
+        throughput_per_s: calls.ok as f64 / (until as f64 / 1e6),
+        p50_ms: percentile_ms(&calls.service, 0.50),
+        p95_ms: percentile_ms(&calls.service, 0.95),
+        p99_ms: percentile_ms(&calls.service, 0.99),
+        wait_p95_ms: percentile_ms(&calls.waits, 0.95),
+        limit_mean,
+        limit_sd,
+        final_limit,
+        decreases: gate.snapshot().decreases,
+        drained_at_ms: clock.now().as_micros() as f64 / 1e3,
+    }
+}
+
+/// Nearest-rank percentile of sorted µs values, in ms.
+fn percentile_ms(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1] as f64 / 1e3
+}

@@ -1,0 +1,80 @@
+//! The limiters a scenario compares, behind one controller type.
+
+use limiter_core::{
+    AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch, Fixed,
+    Instant, Sample,
+};
+
+/// A limiter to compare.
+#[derive(Clone, Debug)]
+pub enum Limiter {
+    /// A fixed limit (a semaphore).
+    Fixed(u32),
+    /// AIMD with an `f32` limit.
+    AimdFloat(AimdConfig),
+    /// AIMD with a fixed-point limit.
+    AimdFixedPoint(AimdConfig),
+    /// Knows the upstream's true capacity at every moment: the physical bound of the comparison.
+    Oracle,
+}
+
+impl Limiter {
+    /// The controller to run.
+    pub fn build(&self) -> Result<SimController, ConfigError> {
+        Ok(match self {
+            Limiter::Fixed(n) => SimController::Fixed(Fixed::new(*n)?),
+            Limiter::AimdFloat(c) => SimController::Float(Box::new(AimdF32::new(*c)?)),
+            Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
+            Limiter::Oracle => SimController::Oracle(Fixed::new(1)?),
+        })
+    }
+}
+
+/// Any of the compared controllers.
+#[derive(Debug)]
+pub enum SimController {
+    /// See [`Limiter::Fixed`].
+    Fixed(Fixed),
+    /// See [`Limiter::AimdFloat`].
+    Float(Box<AimdF32>),
+    /// See [`Limiter::AimdFixedPoint`].
+    FixedPoint(Box<AimdFixed>),
+    /// See [`Limiter::Oracle`]; the engine sets its limit.
+    Oracle(Fixed),
+}
+
+impl SimController {
+    fn inner(&self) -> &dyn Controller {
+        match self {
+            SimController::Fixed(c) | SimController::Oracle(c) => c,
+            SimController::Float(c) => c.as_ref(),
+            SimController::FixedPoint(c) => c.as_ref(),
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn Controller {
+        match self {
+            SimController::Fixed(c) | SimController::Oracle(c) => c,
+            SimController::Float(c) => c.as_mut(),
+            SimController::FixedPoint(c) => c.as_mut(),
+        }
+    }
+}
+
+impl Controller for SimController {
+    fn limit(&self) -> u32 {
+        self.inner().limit()
+    }
+    fn epoch(&self) -> Epoch {
+        self.inner().epoch()
+    }
+    fn on_sample(&mut self, sample: &Sample) -> Change {
+        self.inner_mut().on_sample(sample)
+    }
+    fn hold_growth_until(&mut self, now: Instant, until: Instant) {
+        self.inner_mut().hold_growth_until(now, until);
+    }
+    fn stats(&self) -> ControllerStats {
+        self.inner().stats()
+    }
+}

@@ -1,0 +1,181 @@
+//! The standard scenarios, each a load, an upstream and the limiters to compare.
+
+use std::time::Duration;
+
+use limiter_core::{AimdConfig, Ratio};
+
+use crate::engine::Load;
+use crate::limiter::Limiter;
+use crate::upstream::{Queueing, Quota, Schedule, Upstream};
+
+const MS: u64 = 1_000;
+const S: u64 = 1_000_000;
+
+/// A scenario: who calls, what they call, and which limiters to compare.
+pub struct Scenario {
+    /// Short name, for `--scenario`.
+    pub name: &'static str,
+    /// One line on what it shows.
+    pub about: &'static str,
+    /// Who calls.
+    pub load: Load,
+    /// A fresh upstream for each run.
+    pub upstream: fn() -> Box<dyn Upstream>,
+    /// The limiters, with their labels.
+    pub limiters: Vec<(&'static str, Limiter)>,
+}
+
+fn aimd(initial: u32, max: u32) -> AimdConfig {
+    AimdConfig::default().initial(initial).bounds(1, max)
+}
+
+/// Every scenario, in the order they are printed.
+///
+/// # Panics
+///
+/// Never: the constant ratios are valid.
+pub fn all() -> Vec<Scenario> {
+    vec![
+        seed_000(),
+        seed_004(),
+        slow_no_429(),
+        drop_and_recover(),
+        retry_after(),
+    ]
+}
+
+fn seed_000() -> Scenario {
+    Scenario {
+        name: "seed-000",
+        about: "capacity 16 -> 4 at 250 ms; 2 calls per ms for 500 ms; 5 ms base, timeouts past 25",
+        load: Load::Open {
+            per_tick: 2,
+            tick_us: MS,
+            until_us: 500 * MS,
+        },
+        upstream: || {
+            Box::new(Queueing {
+                capacity: Schedule(vec![(0, 16), (250 * MS, 4)]),
+                base_us: 5 * MS,
+                hard_cap: Some(25),
+                jitter_us: 0,
+                in_flight: 0,
+            })
+        },
+        limiters: vec![
+            ("fixed 16", Limiter::Fixed(16)),
+            ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
+            ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
+            (
+                "AIMD 20 ms target",
+                Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
+            ),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn seed_004() -> Scenario {
+    Scenario {
+        name: "seed-004",
+        about: "quota 40 / 10 / 30 per 100 ms tick over three 10 s phases; a backlog of work",
+        load: Load::Closed {
+            workers: 200,
+            until_us: 30 * S,
+        },
+        upstream: || {
+            Box::new(Quota {
+                quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
+                window_us: 100 * MS,
+                latency_us: 100 * MS,
+                retry_after: false,
+                window: (0, 0),
+            })
+        },
+        limiters: vec![
+            ("fixed 4", Limiter::Fixed(4)),
+            ("fixed 64", Limiter::Fixed(64)),
+            (
+                "AIMD from 4",
+                Limiter::AimdFloat(aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7"))),
+            ),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn slow_no_429() -> Scenario {
+    Scenario {
+        name: "slow-no-429",
+        about: "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s",
+        load: Load::Closed {
+            workers: 64,
+            until_us: 10 * S,
+        },
+        upstream: || {
+            Box::new(Queueing {
+                capacity: Schedule(vec![(0, 8)]),
+                base_us: 10 * MS,
+                hard_cap: None,
+                jitter_us: MS,
+                in_flight: 0,
+            })
+        },
+        limiters: vec![
+            ("fixed 64", Limiter::Fixed(64)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn drop_and_recover() -> Scenario {
+    Scenario {
+        name: "drop-and-recover",
+        about: "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
+        load: Load::Closed {
+            workers: 200,
+            until_us: 15 * S,
+        },
+        upstream: || {
+            Box::new(Quota {
+                quota: Schedule(vec![(0, 50), (5 * S, 5), (10 * S, 50)]),
+                window_us: 100 * MS,
+                latency_us: 100 * MS,
+                retry_after: false,
+                window: (0, 0),
+            })
+        },
+        limiters: vec![
+            ("fixed 50", Limiter::Fixed(50)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn retry_after() -> Scenario {
+    Scenario {
+        name: "retry-after",
+        about: "quota 20 per tick; refusals carry Retry-After to the next tick; 200 callers, 10 s",
+        load: Load::Closed {
+            workers: 200,
+            until_us: 10 * S,
+        },
+        upstream: || {
+            Box::new(Quota {
+                quota: Schedule(vec![(0, 20)]),
+                window_us: 100 * MS,
+                latency_us: 100 * MS,
+                retry_after: true,
+                window: (0, 0),
+            })
+        },
+        limiters: vec![
+            ("fixed 64", Limiter::Fixed(64)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}

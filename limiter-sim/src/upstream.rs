@@ -1,0 +1,144 @@
+//! Models of the dependency a client calls: what a call costs and how it ends.
+
+use crate::rng::Rng;
+
+/// How a call ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Served.
+    Ok,
+    /// Refused with 429 (optionally with a Retry-After, in µs).
+    Throttled {
+        /// The hinted wait, if any.
+        retry_after_us: Option<u64>,
+    },
+    /// No answer in time.
+    Timeout,
+}
+
+/// A call as the upstream decides it at its start.
+#[derive(Clone, Copy, Debug)]
+pub struct Call {
+    /// How long the call takes, in µs.
+    pub duration_us: u64,
+    /// How it ends.
+    pub reply: Reply,
+}
+
+/// A dependency.
+pub trait Upstream {
+    /// A call starts at `now` (µs).
+    fn start(&mut self, now: u64, rng: &mut Rng) -> Call;
+    /// A call that started earlier ends.
+    fn end(&mut self);
+    /// The concurrency the dependency can serve at `now` without queueing or refusing: what an
+    /// oracle limiter would use.
+    fn capacity(&self, now: u64) -> u32;
+}
+
+/// A value that changes at given times: `(from_us, value)` steps, sorted by time.
+#[derive(Clone, Debug)]
+pub struct Schedule(pub Vec<(u64, u32)>);
+
+impl Schedule {
+    /// The value in force at `now`.
+    pub fn at(&self, now: u64) -> u32 {
+        self.0
+            .iter()
+            .take_while(|(from, _)| *from <= now)
+            .last()
+            .map_or(0, |(_, v)| *v)
+    }
+}
+
+/// Service time grows with in-flight calls above a capacity; past a hard cap calls time out
+/// (the upstream of seed 000): `base × (1 + in-flight above capacity)`, with optional
+/// exponential jitter.
+#[derive(Clone, Debug)]
+pub struct Queueing {
+    /// The capacity over time.
+    pub capacity: Schedule,
+    /// Service time at or below capacity, µs.
+    pub base_us: u64,
+    /// In-flight above which calls time out (after `base_us`); `None`: never.
+    pub hard_cap: Option<u32>,
+    /// Mean of an exponential jitter added to each call, µs (0: none).
+    pub jitter_us: u64,
+    /// Calls in flight.
+    pub in_flight: u32,
+}
+
+impl Upstream for Queueing {
+    fn start(&mut self, now: u64, rng: &mut Rng) -> Call {
+        self.in_flight += 1;
+        let jitter = if self.jitter_us == 0 {
+            0
+        } else {
+            rng.exponential(self.jitter_us as f64) as u64
+        };
+        if self.hard_cap.is_some_and(|cap| self.in_flight > cap) {
+            return Call {
+                duration_us: self.base_us,
+                reply: Reply::Timeout,
+            };
+        }
+        let over = self.in_flight.saturating_sub(self.capacity.at(now));
+        Call {
+            duration_us: self.base_us * (1 + u64::from(over)) + jitter,
+            reply: Reply::Ok,
+        }
+    }
+
+    fn end(&mut self) {
+        self.in_flight -= 1;
+    }
+
+    fn capacity(&self, now: u64) -> u32 {
+        self.capacity.at(now)
+    }
+}
+
+/// A provider quota: at most `quota` calls accepted per window, the rest refused with 429
+/// (seed 004's synthetic provider). Every call takes `latency_us`.
+#[derive(Clone, Debug)]
+pub struct Quota {
+    /// Calls accepted per window, over time.
+    pub quota: Schedule,
+    /// The window, µs.
+    pub window_us: u64,
+    /// Every call's duration, µs.
+    pub latency_us: u64,
+    /// Whether refusals carry a Retry-After up to the end of the window.
+    pub retry_after: bool,
+    /// The window being counted, and the calls accepted in it.
+    pub window: (u64, u32),
+}
+
+impl Upstream for Quota {
+    fn start(&mut self, now: u64, _: &mut Rng) -> Call {
+        let index = now / self.window_us;
+        if self.window.0 != index {
+            self.window = (index, 0);
+        }
+        let reply = if self.window.1 < self.quota.at(now) {
+            self.window.1 += 1;
+            Reply::Ok
+        } else {
+            Reply::Throttled {
+                retry_after_us: self.retry_after.then(|| (index + 1) * self.window_us - now),
+            }
+        };
+        Call {
+            duration_us: self.latency_us,
+            reply,
+        }
+    }
+
+    fn end(&mut self) {}
+
+    fn capacity(&self, now: u64) -> u32 {
+        // Calls last `latency_us`, so a window admits quota × latency / window concurrently.
+        let per_window = u64::from(self.quota.at(now));
+        ((per_window * self.latency_us).div_ceil(self.window_us)).max(1) as u32
+    }
+}
