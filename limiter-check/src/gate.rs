@@ -84,7 +84,7 @@ impl Model {
 }
 
 /// Runs an arbitrary operation sequence against a gate with a fixed limit, then against one
-/// driven by AIMD, each in lockstep with [`Model`]. After every operation: results agree with the
+/// driven by AIMD, each in lockstep with a plain model of the protocol. After every operation: results agree with the
 /// model, exactly the granted tasks were woken (once), in-flight equals permits plus granted
 /// tasks, nothing was admitted above the limit, and at the end no capacity has leaked.
 pub fn gate(data: &[u8]) {
