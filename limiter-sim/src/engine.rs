@@ -84,12 +84,19 @@ pub struct Metrics {
     pub decreases: u64,
     /// When the last call ended, ms.
     pub drained_at_ms: f64,
+    /// Calls served, per client.
+    pub ok_per_client: Vec<u64>,
+    /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
+    /// when one got everything.
+    pub fairness: f64,
 }
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
-    Done(u64, ReplyKey),
-    Arrive(u64),
+    /// (client, call, how it ends)
+    Done(usize, u64, ReplyKey),
+    /// (client, call)
+    Arrive(usize, u64),
 }
 
 /// [`Reply`] with an order, for the event heap.
@@ -161,8 +168,9 @@ impl Events {
     }
 }
 
-/// Calls in each state, and what they measured.
+/// One client's calls in each state, and what they measured.
 struct Calls<'g, 'c> {
+    client: usize,
     gate: &'g SimGate<'c>,
     arrived: BTreeMap<u64, u64>,
     waiting: BTreeMap<u64, (Acquire<&'g SimGate<'c>>, Arc<Flag>)>,
@@ -246,114 +254,192 @@ impl<'g, 'c> Calls<'g, 'c> {
     ) {
         self.waits
             .push(now - self.arrived.remove(&id).expect("arrived"));
-        let call = upstream.start(now, rng);
+        let call = upstream.start(now, self.client, rng);
         let key = match call.reply {
             Reply::Ok => ReplyKey::Ok,
             Reply::Throttled { retry_after_us } => ReplyKey::Throttled(retry_after_us),
             Reply::Timeout => ReplyKey::Timeout,
         };
         self.running.insert(id, (permit, now));
-        events.push(now + call.duration_us, Event::Done(id, key));
+        events.push(now + call.duration_us, Event::Done(self.client, id, key));
     }
 }
 
-/// Runs `load` against `upstream` through a gate driven by `limiter`, until every call ended.
+impl<'g, 'c> Calls<'g, 'c> {
+    fn new(client: usize, gate: &'g SimGate<'c>) -> Self {
+        Calls {
+            client,
+            gate,
+            arrived: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            running: BTreeMap::new(),
+            ok: 0,
+            throttled: 0,
+            timed_out: 0,
+            service: Vec::new(),
+            waits: Vec::new(),
+        }
+    }
+}
+
+/// Runs one client per load against `upstream`, each through its own gate driven by its own
+/// instance of `limiter`, until every call ended.
 ///
 /// # Panics
 ///
 /// If the limiter's configuration is invalid, or the queue of `QUEUE` waiters overflows.
-pub fn run(load: &Load, upstream: &mut dyn Upstream, limiter: &Limiter, seed: u64) -> Metrics {
+pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed: u64) -> Metrics {
     let clock = ManualClock::new();
-    let controller = limiter.build().expect("a valid limiter configuration");
-    let gate: Box<SimGate<'_>> = Box::new(Gate::new(controller, &clock));
+    let gates: Vec<Box<SimGate<'_>>> = loads
+        .iter()
+        .map(|_| {
+            let controller = limiter.build().expect("a valid limiter configuration");
+            Box::new(Gate::new(controller, &clock))
+        })
+        .collect();
+    let mut clients: Vec<Calls<'_, '_>> = gates
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Calls::new(i, g))
+        .collect();
+    let mut traces: Vec<LimitTrace> = gates.iter().map(|_| LimitTrace::default()).collect();
     let mut rng = Rng::new(seed);
     let mut events = Events::default();
-    let until = load.until_us();
+    let until = loads.iter().map(Load::until_us).max().unwrap_or(0);
     let mut next_id = 0u64;
-    match *load {
-        Load::Open {
-            per_tick, tick_us, ..
-        } => {
-            for t in (0..until).step_by(usize::try_from(tick_us).expect("a tick fits")) {
-                for _ in 0..per_tick {
-                    events.push(t, Event::Arrive(next_id));
+    for (client, load) in loads.iter().enumerate() {
+        match *load {
+            Load::Open {
+                per_tick,
+                tick_us,
+                until_us,
+            } => {
+                for t in (0..until_us).step_by(usize::try_from(tick_us).expect("a tick fits")) {
+                    for _ in 0..per_tick {
+                        events.push(t, Event::Arrive(client, next_id));
+                        next_id += 1;
+                    }
+                }
+            }
+            Load::Closed { workers, .. } => {
+                for _ in 0..workers {
+                    events.push(0, Event::Arrive(client, next_id));
                     next_id += 1;
                 }
             }
         }
-        Load::Closed { workers, .. } => {
-            for _ in 0..workers {
-                events.push(0, Event::Arrive(next_id));
-                next_id += 1;
-            }
-        }
     }
-    let mut calls = Calls {
-        gate: &gate,
-        arrived: BTreeMap::new(),
-        waiting: BTreeMap::new(),
-        running: BTreeMap::new(),
-        ok: 0,
-        throttled: 0,
-        timed_out: 0,
-        service: Vec::new(),
-        waits: Vec::new(),
-    };
-    let mut trace = LimitTrace::default();
-    let mut final_limit = gate.limit();
+    let mut final_limits: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
 
     while let Some((now, event)) = events.pop() {
         clock.set(Instant::from_micros(now));
-        if matches!(limiter, Limiter::Oracle) {
-            let capacity = upstream.capacity(now).max(1);
-            gate.with_controller(|c| {
-                if let SimController::Oracle(f) = c {
-                    f.set_limit(capacity).expect("at least 1");
-                }
-            });
+        for (i, gate) in gates.iter().enumerate() {
+            if matches!(limiter, Limiter::Oracle) {
+                let limit = upstream.oracle_limit(now, i, gates.len());
+                gate.with_controller(|c| {
+                    if let SimController::Oracle(f) = c {
+                        f.set_limit(limit).expect("at least 1");
+                    }
+                });
+            }
+            traces[i].observe(now, gate.limit(), until);
+            if now <= until {
+                final_limits[i] = gate.limit();
+            }
         }
-        trace.observe(now, gate.limit(), until);
-        if now <= until {
-            final_limit = gate.limit();
-        }
-        let admitted = match event {
-            Event::Arrive(id) => calls.arrive(id, now).map(|p| (id, p)).into_iter().collect(),
-            Event::Done(id, reply) => {
-                upstream.end();
-                calls.end(id, reply, now);
-                if matches!(load, Load::Closed { .. }) && now < until {
-                    events.push(now, Event::Arrive(next_id));
-                    next_id += 1;
+        let (client, admitted) = match event {
+            Event::Arrive(client, id) => {
+                let calls = &mut clients[client];
+                let admitted = calls.arrive(id, now).map(|p| (id, p)).into_iter().collect();
+                (client, admitted)
+            }
+            Event::Done(client, id, reply) => {
+                upstream.end(client);
+                clients[client].end(id, reply, now);
+                if let Load::Closed { until_us, .. } = loads[client] {
+                    if now < until_us {
+                        events.push(now, Event::Arrive(client, next_id));
+                        next_id += 1;
+                    }
                 }
-                calls.resume_woken()
+                (client, clients[client].resume_woken())
             }
         };
         for call in admitted {
-            calls.start(call, now, upstream, &mut rng, &mut events);
+            clients[client].start(call, now, upstream, &mut rng, &mut events);
         }
     }
     assert!(
-        calls.waiting.is_empty() && calls.running.is_empty(),
+        clients
+            .iter()
+            .all(|c| c.waiting.is_empty() && c.running.is_empty()),
         "calls left behind"
     );
-    trace.observe(until, gate.limit(), until);
-    let (limit_mean, limit_sd) = trace.mean_sd();
-    calls.service.sort_unstable();
-    calls.waits.sort_unstable();
+    summarise(
+        &mut clients,
+        &mut traces,
+        &gates,
+        &final_limits,
+        until,
+        &clock,
+    )
+}
+
+/// Totals over every client.
+fn summarise(
+    clients: &mut [Calls<'_, '_>],
+    traces: &mut [LimitTrace],
+    gates: &[Box<SimGate<'_>>],
+    final_limits: &[u32],
+    until: u64,
+    clock: &ManualClock,
+) -> Metrics {
+    let mut service: Vec<u64> = clients
+        .iter()
+        .flat_map(|c| c.service.iter().copied())
+        .collect();
+    let mut waits: Vec<u64> = clients
+        .iter()
+        .flat_map(|c| c.waits.iter().copied())
+        .collect();
+    service.sort_unstable();
+    waits.sort_unstable();
+    let (mut limit_mean, mut limit_sd) = (0.0, 0.0);
+    for (trace, gate) in traces.iter_mut().zip(gates) {
+        trace.observe(until, gate.limit(), until);
+        let (mean, sd) = trace.mean_sd();
+        limit_mean += mean / gates.len() as f64;
+        limit_sd += sd / gates.len() as f64;
+    }
+    let ok_per_client: Vec<u64> = clients.iter().map(|c| c.ok).collect();
+    let ok: u64 = ok_per_client.iter().sum();
     Metrics {
-        ok: calls.ok,
-        throttled: calls.throttled,
-        timed_out: calls.timed_out,
-        throughput_per_s: calls.ok as f64 / (until as f64 / 1e6),
-        p50_ms: percentile_ms(&calls.service, 0.50),
-        p95_ms: percentile_ms(&calls.service, 0.95),
-        p99_ms: percentile_ms(&calls.service, 0.99),
-        wait_p95_ms: percentile_ms(&calls.waits, 0.95),
+        ok,
+        throttled: clients.iter().map(|c| c.throttled).sum(),
+        timed_out: clients.iter().map(|c| c.timed_out).sum(),
+        throughput_per_s: ok as f64 / (until as f64 / 1e6),
+        p50_ms: percentile_ms(&service, 0.50),
+        p95_ms: percentile_ms(&service, 0.95),
+        p99_ms: percentile_ms(&service, 0.99),
+        wait_p95_ms: percentile_ms(&waits, 0.95),
         limit_mean,
         limit_sd,
-        final_limit,
-        decreases: gate.snapshot().decreases,
+        final_limit: final_limits.iter().sum(),
+        decreases: gates.iter().map(|g| g.snapshot().decreases).sum(),
         drained_at_ms: clock.now().as_micros() as f64 / 1e3,
+        fairness: jain(&ok_per_client),
+        ok_per_client,
+    }
+}
+
+/// Jain's fairness index: (Σx)² / (n Σx²).
+fn jain(xs: &[u64]) -> f64 {
+    let sum: f64 = xs.iter().map(|&x| x as f64).sum();
+    let sum_sq: f64 = xs.iter().map(|&x| (x as f64) * (x as f64)).sum();
+    if sum_sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (xs.len() as f64 * sum_sq)
     }
 }
 

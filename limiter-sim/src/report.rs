@@ -28,7 +28,7 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
             scenario: scenario.name,
             limiter: label,
             metrics: run(
-                &scenario.load,
+                &scenario.clients,
                 (scenario.upstream)().as_mut(),
                 limiter,
                 seed,
@@ -42,7 +42,7 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     let mut out = format!("{}: {}\n", scenario.name, scenario.about);
     let _ = writeln!(
         out,
-        "{:>18} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8}",
+        "{:>18} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5}",
         "limiter",
         "ok",
         "429",
@@ -55,13 +55,14 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
         "limit mean",
         "final",
         "cuts",
-        "drained"
+        "drained",
+        "fair"
     );
     for r in rows {
         let m = &r.metrics;
         let _ = writeln!(
             out,
-            "{:>18} {:>7} {:>7} {:>7} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms",
+            "{:>18} {:>7} {:>7} {:>7} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2}",
             r.limiter,
             m.ok,
             m.throttled,
@@ -75,7 +76,8 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
             m.limit_sd,
             m.final_limit,
             m.decreases,
-            m.drained_at_ms
+            m.drained_at_ms,
+            m.fairness
         );
     }
     out

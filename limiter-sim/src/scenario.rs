@@ -6,7 +6,7 @@ use limiter_core::{AimdConfig, Ratio};
 
 use crate::engine::Load;
 use crate::limiter::Limiter;
-use crate::upstream::{Queueing, Quota, Schedule, Upstream};
+use crate::upstream::{PerClient, Queueing, Quota, Schedule, Upstream};
 
 const MS: u64 = 1_000;
 const S: u64 = 1_000_000;
@@ -17,8 +17,8 @@ pub struct Scenario {
     pub name: &'static str,
     /// One line on what it shows.
     pub about: &'static str,
-    /// Who calls.
-    pub load: Load,
+    /// The clients, one load each; each client has its own limiter.
+    pub clients: Vec<Load>,
     /// A fresh upstream for each run.
     pub upstream: fn() -> Box<dyn Upstream>,
     /// The limiters, with their labels.
@@ -41,6 +41,9 @@ pub fn all() -> Vec<Scenario> {
         slow_no_429(),
         drop_and_recover(),
         retry_after(),
+        oscillating(),
+        fairness(),
+        noisy_tenant(),
     ]
 }
 
@@ -48,11 +51,11 @@ fn seed_000() -> Scenario {
     Scenario {
         name: "seed-000",
         about: "capacity 16 -> 4 at 250 ms; 2 calls per ms for 500 ms; 5 ms base, timeouts past 25",
-        load: Load::Open {
+        clients: vec![Load::Open {
             per_tick: 2,
             tick_us: MS,
             until_us: 500 * MS,
-        },
+        }],
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 16), (250 * MS, 4)]),
@@ -79,10 +82,10 @@ fn seed_004() -> Scenario {
     Scenario {
         name: "seed-004",
         about: "quota 40 / 10 / 30 per 100 ms tick over three 10 s phases; a backlog of work",
-        load: Load::Closed {
+        clients: vec![Load::Closed {
             workers: 200,
             until_us: 30 * S,
-        },
+        }],
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
@@ -109,10 +112,10 @@ fn slow_no_429() -> Scenario {
     Scenario {
         name: "slow-no-429",
         about: "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s",
-        load: Load::Closed {
+        clients: vec![Load::Closed {
             workers: 64,
             until_us: 10 * S,
-        },
+        }],
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 8)]),
@@ -134,10 +137,10 @@ fn drop_and_recover() -> Scenario {
     Scenario {
         name: "drop-and-recover",
         about: "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
-        load: Load::Closed {
+        clients: vec![Load::Closed {
             workers: 200,
             until_us: 15 * S,
-        },
+        }],
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 50), (5 * S, 5), (10 * S, 50)]),
@@ -159,10 +162,10 @@ fn retry_after() -> Scenario {
     Scenario {
         name: "retry-after",
         about: "quota 20 per tick; refusals carry Retry-After to the next tick; 200 callers, 10 s",
-        load: Load::Closed {
+        clients: vec![Load::Closed {
             workers: 200,
             until_us: 10 * S,
-        },
+        }],
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 20)]),
@@ -174,6 +177,90 @@ fn retry_after() -> Scenario {
         },
         limiters: vec![
             ("fixed 64", Limiter::Fixed(64)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
+    Quota {
+        quota: Schedule(schedule),
+        window_us: 100 * MS,
+        latency_us: 100 * MS,
+        retry_after,
+        window: (0, 0),
+    }
+}
+
+fn oscillating() -> Scenario {
+    Scenario {
+        name: "oscillating",
+        about: "quota alternates 40 and 10 per tick every 2 s; a backlog of work for 20 s",
+        clients: vec![Load::Closed {
+            workers: 200,
+            until_us: 20 * S,
+        }],
+        upstream: || {
+            let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
+            Box::new(quota(steps.collect(), false))
+        },
+        limiters: vec![
+            ("fixed 40", Limiter::Fixed(40)),
+            ("fixed 10", Limiter::Fixed(10)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn fairness() -> Scenario {
+    Scenario {
+        name: "fairness",
+        about: "10 clients, each with its own limiter and 20 callers, share a capacity of 40 for 20 s",
+        clients: vec![
+            Load::Closed {
+                workers: 20,
+                until_us: 20 * S,
+            };
+            10
+        ],
+        upstream: || {
+            Box::new(Queueing {
+                capacity: Schedule(vec![(0, 40)]),
+                base_us: 10 * MS,
+                hard_cap: Some(80),
+                jitter_us: MS,
+                in_flight: 0,
+            })
+        },
+        limiters: vec![
+            ("fixed 20 each", Limiter::Fixed(20)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn noisy_tenant() -> Scenario {
+    Scenario {
+        name: "noisy-tenant",
+        about: "account A is throttled at 5 per tick, account B has 40; 100 callers each, 10 s",
+        clients: vec![
+            Load::Closed {
+                workers: 100,
+                until_us: 10 * S,
+            };
+            2
+        ],
+        upstream: || {
+            Box::new(PerClient(vec![
+                quota(vec![(0, 5)], false),
+                quota(vec![(0, 40)], false),
+            ]))
+        },
+        limiters: vec![
+            ("fixed 40 each", Limiter::Fixed(40)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("oracle", Limiter::Oracle),
         ],

@@ -25,15 +25,21 @@ pub struct Call {
     pub reply: Reply,
 }
 
-/// A dependency.
+/// A dependency, shared by every client of a scenario. Clients are numbered from 0 (a client
+/// is a tenant, an account, a process: whatever the dependency tells apart).
 pub trait Upstream {
-    /// A call starts at `now` (µs).
-    fn start(&mut self, now: u64, rng: &mut Rng) -> Call;
-    /// A call that started earlier ends.
-    fn end(&mut self);
-    /// The concurrency the dependency can serve at `now` without queueing or refusing: what an
-    /// oracle limiter would use.
-    fn capacity(&self, now: u64) -> u32;
+    /// A call from `client` starts at `now` (µs).
+    fn start(&mut self, now: u64, client: usize, rng: &mut Rng) -> Call;
+    /// A call from `client` that started earlier ends.
+    fn end(&mut self, client: usize);
+    /// The concurrency `client` can have in flight at `now` without queueing or refusals, when
+    /// `clients` share the dependency fairly: what an oracle limiter would use.
+    fn oracle_limit(&self, now: u64, client: usize, clients: usize) -> u32;
+}
+
+/// `total` shared by `clients`, rounded up, at least 1.
+fn share(total: u64, clients: usize) -> u32 {
+    u32::try_from(total.div_ceil(clients.max(1) as u64).max(1)).unwrap_or(u32::MAX)
 }
 
 /// A value that changes at given times: `(from_us, value)` steps, sorted by time.
@@ -69,7 +75,7 @@ pub struct Queueing {
 }
 
 impl Upstream for Queueing {
-    fn start(&mut self, now: u64, rng: &mut Rng) -> Call {
+    fn start(&mut self, now: u64, _: usize, rng: &mut Rng) -> Call {
         self.in_flight += 1;
         let jitter = if self.jitter_us == 0 {
             0
@@ -89,12 +95,12 @@ impl Upstream for Queueing {
         }
     }
 
-    fn end(&mut self) {
+    fn end(&mut self, _: usize) {
         self.in_flight -= 1;
     }
 
-    fn capacity(&self, now: u64) -> u32 {
-        self.capacity.at(now)
+    fn oracle_limit(&self, now: u64, _: usize, clients: usize) -> u32 {
+        share(u64::from(self.capacity.at(now)), clients)
     }
 }
 
@@ -115,7 +121,7 @@ pub struct Quota {
 }
 
 impl Upstream for Quota {
-    fn start(&mut self, now: u64, _: &mut Rng) -> Call {
+    fn start(&mut self, now: u64, _: usize, _: &mut Rng) -> Call {
         let index = now / self.window_us;
         if self.window.0 != index {
             self.window = (index, 0);
@@ -134,11 +140,33 @@ impl Upstream for Quota {
         }
     }
 
-    fn end(&mut self) {}
+    fn end(&mut self, _: usize) {}
 
-    fn capacity(&self, now: u64) -> u32 {
+    fn oracle_limit(&self, now: u64, _: usize, clients: usize) -> u32 {
         // Calls last `latency_us`, so a window admits quota × latency / window concurrently.
         let per_window = u64::from(self.quota.at(now));
-        ((per_window * self.latency_us).div_ceil(self.window_us)).max(1) as u32
+        share(
+            (per_window * self.latency_us).div_ceil(self.window_us),
+            clients,
+        )
+    }
+}
+
+/// A separate [`Quota`] per client (per account, per API key): one client's throttling says
+/// nothing about another's.
+#[derive(Clone, Debug)]
+pub struct PerClient(pub Vec<Quota>);
+
+impl Upstream for PerClient {
+    fn start(&mut self, now: u64, client: usize, rng: &mut Rng) -> Call {
+        self.0[client].start(now, 0, rng)
+    }
+
+    fn end(&mut self, client: usize) {
+        self.0[client].end(0);
+    }
+
+    fn oracle_limit(&self, now: u64, client: usize, _: usize) -> u32 {
+        self.0[client].oracle_limit(now, 0, 1)
     }
 }

@@ -3,6 +3,7 @@
 //! through the binary.
 
 use std::process::Command;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -19,8 +20,10 @@ fn run(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
-fn rows() -> Vec<Value> {
-    serde_json::from_str(&run(&["--format", "json"])).expect("JSON")
+/// Every scenario's rows, from one run of the binary shared by the tests.
+fn rows() -> &'static [Value] {
+    static ROWS: OnceLock<Vec<Value>> = OnceLock::new();
+    ROWS.get_or_init(|| serde_json::from_str(&run(&["--format", "json"])).expect("JSON"))
 }
 
 fn metric(rows: &[Value], scenario: &str, limiter: &str, field: &str) -> f64 {
@@ -34,16 +37,16 @@ fn metric(rows: &[Value], scenario: &str, limiter: &str, field: &str) -> f64 {
 #[test]
 fn seed_000_aimd_cuts_the_p95_of_a_fixed_limit_by_three_quarters() {
     let r = rows();
-    let fixed = metric(&r, "seed-000", "fixed 16", "p95_ms");
+    let fixed = metric(r, "seed-000", "fixed 16", "p95_ms");
     for aimd in ["AIMD f32", "AIMD fixed-point"] {
-        let p95 = metric(&r, "seed-000", aimd, "p95_ms");
+        let p95 = metric(r, "seed-000", aimd, "p95_ms");
         assert!(
             p95 <= 15.0 && p95 * 4.0 <= fixed,
             "{aimd}: p95 {p95} ms vs fixed {fixed} ms"
         );
-        let ok = metric(&r, "seed-000", aimd, "ok");
+        let ok = metric(r, "seed-000", aimd, "ok");
         assert!(
-            ok >= 0.95 * metric(&r, "seed-000", "fixed 16", "ok"),
+            ok >= 0.95 * metric(r, "seed-000", "fixed 16", "ok"),
             "{aimd}: ok {ok}"
         );
     }
@@ -52,9 +55,9 @@ fn seed_000_aimd_cuts_the_p95_of_a_fixed_limit_by_three_quarters() {
 #[test]
 fn seed_004_adaptive_finds_most_of_the_quota_with_few_refusals() {
     let r = rows();
-    let oracle = metric(&r, "seed-004", "oracle", "ok");
-    let ok = metric(&r, "seed-004", "AIMD defaults", "ok");
-    let throttled = metric(&r, "seed-004", "AIMD defaults", "throttled");
+    let oracle = metric(r, "seed-004", "oracle", "ok");
+    let ok = metric(r, "seed-004", "AIMD defaults", "ok");
+    let throttled = metric(r, "seed-004", "AIMD defaults", "throttled");
     assert!(ok >= 0.80 * oracle, "AIMD {ok} ok vs oracle {oracle}");
     assert!(
         throttled <= 0.15 * ok,
@@ -62,26 +65,26 @@ fn seed_004_adaptive_finds_most_of_the_quota_with_few_refusals() {
     );
     // As in the seed: fixed 64 gets its work done only by failing more often than not.
     assert!(
-        metric(&r, "seed-004", "fixed 64", "throttled") > metric(&r, "seed-004", "fixed 64", "ok")
+        metric(r, "seed-004", "fixed 64", "throttled") > metric(r, "seed-004", "fixed 64", "ok")
     );
-    assert!(metric(&r, "seed-004", "fixed 4", "ok") < 0.25 * oracle);
+    assert!(metric(r, "seed-004", "fixed 4", "ok") < 0.25 * oracle);
 }
 
 #[test]
 fn without_errors_concurrency_stops_growing_when_latency_grows() {
     let r = rows();
-    let limit = metric(&r, "slow-no-429", "AIMD defaults", "limit_mean");
+    let limit = metric(r, "slow-no-429", "AIMD defaults", "limit_mean");
     assert!(limit <= 12.0, "mean limit {limit} against a capacity of 8");
-    let p95 = metric(&r, "slow-no-429", "AIMD defaults", "p95_ms");
-    let fixed = metric(&r, "slow-no-429", "fixed 64", "p95_ms");
+    let p95 = metric(r, "slow-no-429", "AIMD defaults", "p95_ms");
+    let fixed = metric(r, "slow-no-429", "fixed 64", "p95_ms");
     assert!(p95 * 10.0 <= fixed, "p95 {p95} ms vs fixed {fixed} ms");
 }
 
 #[test]
 fn retry_after_hints_keep_refusals_rare() {
     let r = rows();
-    let aimd = metric(&r, "retry-after", "AIMD defaults", "throttled");
-    let fixed = metric(&r, "retry-after", "fixed 64", "throttled");
+    let aimd = metric(r, "retry-after", "AIMD defaults", "throttled");
+    let fixed = metric(r, "retry-after", "fixed 64", "throttled");
     assert!(aimd * 20.0 <= fixed, "{aimd} refusals vs {fixed}");
 }
 
@@ -123,4 +126,41 @@ fn bad_arguments_are_refused_with_usage() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--list"));
+}
+
+fn per_client(rows: &[Value], scenario: &str, limiter: &str) -> Vec<f64> {
+    rows.iter()
+        .find(|r| r["scenario"] == scenario && r["limiter"] == limiter)
+        .expect("row")["ok_per_client"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|v| v.as_f64().expect("number"))
+        .collect()
+}
+
+#[test]
+fn ten_clients_with_their_own_limiters_share_fairly() {
+    let r = rows();
+    let jain = metric(r, "fairness", "AIMD defaults", "fairness");
+    assert!(jain >= 0.95, "Jain's index {jain}");
+    assert_eq!(metric(r, "fairness", "AIMD defaults", "timed_out"), 0.0);
+    // Without adaptation the first callers take everything and the rest time out.
+    assert!(metric(r, "fairness", "fixed 20 each", "fairness") < 0.5);
+    assert!(metric(r, "fairness", "fixed 20 each", "timed_out") > 0.0);
+}
+
+#[test]
+fn a_throttled_tenant_does_not_hold_back_a_healthy_one() {
+    let r = rows();
+    let aimd = per_client(r, "noisy-tenant", "AIMD defaults");
+    let oracle = per_client(r, "noisy-tenant", "oracle");
+    assert!(
+        aimd[1] >= 0.75 * oracle[1],
+        "healthy tenant: {} vs {}",
+        aimd[1],
+        oracle[1]
+    );
+    let refused = metric(r, "noisy-tenant", "AIMD defaults", "throttled");
+    assert!(refused * 20.0 <= metric(r, "noisy-tenant", "fixed 40 each", "throttled"));
 }
