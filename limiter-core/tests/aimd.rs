@@ -26,16 +26,19 @@ fn complete<C: Controller>(c: &mut C, at: u64, latency: u64, outcome: Outcome) -
     ))
 }
 
+/// The seed's controller: initial 8 in [2, 32], backoff 0.75, a 20 ms latency target.
 fn seed_config() -> AimdConfig {
     AimdConfig::default()
         .initial(8)
         .bounds(2, 32)
+        .backoff(Ratio::from_fraction(3, 4).unwrap())
         .target(Duration::from_millis(20))
 }
 
 #[test]
 fn from_4_fast_successes_pass_5_within_a_few_rounds_and_one_failure_cuts_to_75_percent() {
-    let mut aimd = AimdF32::new(AimdConfig::default().initial(4)).unwrap();
+    let seed = AimdConfig::default().backoff(Ratio::from_fraction(3, 4).unwrap());
+    let mut aimd = AimdF32::new(seed.initial(4)).unwrap();
     let mut samples = 0;
     while aimd.limit_value().get() <= 5.0 {
         complete(&mut aimd, samples * 10 * MS, 5 * MS, Outcome::Success);

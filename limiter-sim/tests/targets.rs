@@ -34,14 +34,16 @@ fn metric(rows: &[Value], scenario: &str, limiter: &str, field: &str) -> f64 {
         .unwrap_or_else(|| panic!("no field {field}"))
 }
 
+/// Issue target: p95 service time at most 12 ms (the seed's asyncio AIMD: about 21 ms; fixed 16:
+/// about 66 ms) with completed calls within 5 % of fixed 16.
 #[test]
-fn seed_000_aimd_cuts_the_p95_of_a_fixed_limit_by_three_quarters() {
+fn seed_000_aimd_keeps_p95_within_12_ms() {
     let r = rows();
     let fixed = metric(r, "seed-000", "fixed 16", "p95_ms");
     for aimd in ["AIMD f32", "AIMD fixed-point"] {
         let p95 = metric(r, "seed-000", aimd, "p95_ms");
         assert!(
-            p95 <= 15.0 && p95 * 4.0 <= fixed,
+            p95 <= 12.0 && p95 * 4.0 <= fixed,
             "{aimd}: p95 {p95} ms vs fixed {fixed} ms"
         );
         let ok = metric(r, "seed-000", aimd, "ok");
@@ -52,13 +54,14 @@ fn seed_000_aimd_cuts_the_p95_of_a_fixed_limit_by_three_quarters() {
     }
 }
 
+/// Issue target: successes at least 85 % of the oracle's, refusals at most 15 % of successes.
 #[test]
 fn seed_004_adaptive_finds_most_of_the_quota_with_few_refusals() {
     let r = rows();
     let oracle = metric(r, "seed-004", "oracle", "ok");
     let ok = metric(r, "seed-004", "AIMD defaults", "ok");
     let throttled = metric(r, "seed-004", "AIMD defaults", "throttled");
-    assert!(ok >= 0.80 * oracle, "AIMD {ok} ok vs oracle {oracle}");
+    assert!(ok >= 0.85 * oracle, "AIMD {ok} ok vs oracle {oracle}");
     assert!(
         throttled <= 0.15 * ok,
         "AIMD {throttled} throttled for {ok} ok"
@@ -139,6 +142,7 @@ fn per_client(rows: &[Value], scenario: &str, limiter: &str) -> Vec<f64> {
         .collect()
 }
 
+/// Issue target: Jain's index at least 0.95.
 #[test]
 fn ten_clients_with_their_own_limiters_share_fairly() {
     let r = rows();

@@ -58,11 +58,23 @@ pub enum LatencySignal {
     },
 }
 
+/// What a successful call's latency says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Near the baseline: the limit may grow.
+    Fast,
+    /// Above `growth_tolerance ×` baseline: hold the limit where it is.
+    Elevated,
+    /// Above `tolerance ×` baseline (or the target): cut.
+    Congested,
+}
+
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
 ///
-/// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.75,
+/// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.8,
 /// grow by one per round of the limit, congestion at twice the baseline (the lowest rolling median
-/// of the last 10 to 20 seconds, and at least 1 ms) once 10 samples are known, growth only while in-flight is at least 90% of the limit, no cooldown.
+/// of the last 10 to 20 seconds, and at least 1 ms) once 10 samples are known, growth held
+/// above 1.5 times the baseline, growth only while in-flight is at least 90% of the limit, no cooldown.
 ///
 /// # Examples
 ///
@@ -92,6 +104,7 @@ pub struct AimdConfig {
     cooldown_micros: u64,
     growth_utilisation: Ratio,
     baseline_floor_micros: u64,
+    growth_tolerance: Ratio,
 }
 
 impl Default for AimdConfig {
@@ -100,7 +113,7 @@ impl Default for AimdConfig {
             initial: 4,
             min: 1,
             max: 64,
-            backoff: Ratio::from_bits(49_152), // 0.75
+            backoff: Ratio::from_bits(52_429), // 0.8
             step: Ratio::ONE,
             signal: LatencySignal::Baseline {
                 tolerance: Ratio::from_int(2),
@@ -110,6 +123,7 @@ impl Default for AimdConfig {
             cooldown_micros: 0,
             growth_utilisation: Ratio::from_bits(58_982), // 0.9
             baseline_floor_micros: 1_000,
+            growth_tolerance: Ratio::from_bits(98_304), // 1.5
         }
     }
 }
@@ -198,6 +212,18 @@ impl AimdConfig {
         self
     }
 
+    /// With a [`LatencySignal::Baseline`], the limit grows only while latency is within
+    /// `growth_tolerance ×` the baseline (default 1.5); between that and `tolerance ×` it holds.
+    ///
+    /// The band between the two keeps the limit off the knee of the latency curve: a limit that
+    /// only stops growing when latency doubles spends much of its time queueing work inside the
+    /// dependency, while one that cuts at 1.5× reacts to ordinary noise. Holding in between gets
+    /// both. Set it equal to `tolerance` for no band. At least 1, at most `tolerance`.
+    pub const fn growth_tolerance(mut self, growth_tolerance: Ratio) -> Self {
+        self.growth_tolerance = growth_tolerance;
+        self
+    }
+
     /// Checks the configuration for a window of `window` samples.
     pub fn validate(&self, window: usize) -> Result<(), ConfigError> {
         if self.min == 0 {
@@ -230,6 +256,9 @@ impl AimdConfig {
                 if tolerance <= Ratio::ONE {
                     return Err(ConfigError::ToleranceOutOfRange);
                 }
+                if self.growth_tolerance < Ratio::ONE || self.growth_tolerance > tolerance {
+                    return Err(ConfigError::GrowthToleranceOutOfRange);
+                }
                 if min_samples == 0 || usize::from(min_samples) > window {
                     return Err(ConfigError::MinSamplesOutOfRange);
                 }
@@ -260,6 +289,8 @@ pub enum ConfigError {
     StepOutOfRange,
     /// The latency tolerance is not above 1.
     ToleranceOutOfRange,
+    /// The growth tolerance is below 1 or above the tolerance.
+    GrowthToleranceOutOfRange,
     /// `min_samples` is 0 or larger than the window.
     MinSamplesOutOfRange,
     /// The latency target is zero.
@@ -279,6 +310,9 @@ impl fmt::Display for ConfigError {
             ConfigError::BackoffOutOfRange => "the backoff must be strictly between 0 and 1",
             ConfigError::StepOutOfRange => "the additive step must be above 0 and at most 64",
             ConfigError::ToleranceOutOfRange => "the latency tolerance must be above 1",
+            ConfigError::GrowthToleranceOutOfRange => {
+                "the growth tolerance must be at least 1 and at most the tolerance"
+            }
             ConfigError::MinSamplesOutOfRange => "min_samples must be between 1 and the window",
             ConfigError::TargetIsZero => "the latency target must be above zero",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
@@ -416,20 +450,30 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         }
     }
 
-    fn latency_is_congested(&self, latency: u64) -> bool {
+    fn judge(&self, latency: u64) -> Verdict {
         match self.config.signal {
-            LatencySignal::Off => false,
-            LatencySignal::Target { micros } => latency > micros,
+            LatencySignal::Off => Verdict::Fast,
+            LatencySignal::Target { micros } if latency > micros => Verdict::Congested,
+            LatencySignal::Target { .. } => Verdict::Fast,
             LatencySignal::Baseline {
                 tolerance,
                 min_samples,
                 ..
             } => {
-                self.window.len() >= usize::from(min_samples)
-                    && self.baseline_micros().is_some_and(|b| {
-                        let b = u64::from(b).max(self.config.baseline_floor_micros);
-                        latency > tolerance.mul_u64(b)
-                    })
+                if self.window.len() < usize::from(min_samples) {
+                    return Verdict::Fast; // no baseline yet: no verdict
+                }
+                let Some(baseline) = self.baseline_micros() else {
+                    return Verdict::Fast;
+                };
+                let b = u64::from(baseline).max(self.config.baseline_floor_micros);
+                if latency > tolerance.mul_u64(b) {
+                    Verdict::Congested
+                } else if latency > self.config.growth_tolerance.mul_u64(b) {
+                    Verdict::Elevated
+                } else {
+                    Verdict::Fast
+                }
             }
         }
     }
@@ -505,19 +549,19 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
                 // steps back cannot keep a stale baseline alive.
                 let mono = Instant::from_micros(elapsed);
                 self.low_medians.rotate(mono);
-                let congested = self.latency_is_congested(latency);
+                let verdict = self.judge(latency);
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
                 // it is the dependency's new normal, and it is learned.
-                if !congested || self.limit.whole() <= self.config.min {
+                if verdict != Verdict::Congested || self.limit.whole() <= self.config.min {
                     self.window.push(latency);
                     self.remember_median(mono);
                 }
-                if congested {
-                    self.cut(sample, elapsed)
-                } else {
-                    self.grow(sample, elapsed)
+                match verdict {
+                    Verdict::Congested => self.cut(sample, elapsed),
+                    Verdict::Elevated => Change::Unchanged,
+                    Verdict::Fast => self.grow(sample, elapsed),
                 }
             }
         };

@@ -66,7 +66,7 @@ impl Admission {
 /// let sample = Sample::new(admitted, Instant::from_millis(5), Outcome::Overload);
 /// assert_eq!(sample.latency_micros(), 5_000);
 /// aimd.on_sample(&sample);
-/// assert_eq!(aimd.limit(), 3); // 4 × 0.75
+/// assert_eq!(aimd.limit(), 3); // 4 × 0.8, rounded down
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
