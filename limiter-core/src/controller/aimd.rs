@@ -452,9 +452,8 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
 
     fn judge(&self, latency: u64) -> Verdict {
         match self.config.signal {
-            LatencySignal::Off => Verdict::Fast,
             LatencySignal::Target { micros } if latency > micros => Verdict::Congested,
-            LatencySignal::Target { .. } => Verdict::Fast,
+            LatencySignal::Off | LatencySignal::Target { .. } => Verdict::Fast,
             LatencySignal::Baseline {
                 tolerance,
                 min_samples,
