@@ -89,6 +89,9 @@ pub struct Metrics {
     /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
     /// when one got everything.
     pub fairness: f64,
+    /// The first client's limit over time: (µs, limit) at every change, while the load ran.
+    #[serde(skip)]
+    pub limit_series: Vec<(u64, u32)>,
 }
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -306,30 +309,9 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
     let mut rng = Rng::new(seed);
     let mut events = Events::default();
     let until = loads.iter().map(Load::until_us).max().unwrap_or(0);
-    let mut next_id = 0u64;
-    for (client, load) in loads.iter().enumerate() {
-        match *load {
-            Load::Open {
-                per_tick,
-                tick_us,
-                until_us,
-            } => {
-                for t in (0..until_us).step_by(usize::try_from(tick_us).expect("a tick fits")) {
-                    for _ in 0..per_tick {
-                        events.push(t, Event::Arrive(client, next_id));
-                        next_id += 1;
-                    }
-                }
-            }
-            Load::Closed { workers, .. } => {
-                for _ in 0..workers {
-                    events.push(0, Event::Arrive(client, next_id));
-                    next_id += 1;
-                }
-            }
-        }
-    }
+    let mut next_id = schedule_arrivals(loads, &mut events);
     let mut final_limits: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
+    let mut series: Vec<(u64, u32)> = Vec::new();
 
     while let Some((now, event)) = events.pop() {
         clock.set(Instant::from_micros(now));
@@ -342,9 +324,13 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
                     }
                 });
             }
-            traces[i].observe(now, gate.limit(), until);
+            let limit = gate.limit();
+            traces[i].observe(now, limit, until);
             if now <= until {
-                final_limits[i] = gate.limit();
+                final_limits[i] = limit;
+                if i == 0 && series.last().is_none_or(|&(_, l)| l != limit) {
+                    series.push((now, limit));
+                }
             }
         }
         let (client, admitted) = match event {
@@ -375,14 +361,45 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
             .all(|c| c.waiting.is_empty() && c.running.is_empty()),
         "calls left behind"
     );
-    summarise(
+    let mut metrics = summarise(
         &mut clients,
         &mut traces,
         &gates,
         &final_limits,
         until,
         &clock,
-    )
+    );
+    series.push((until, final_limits[0]));
+    metrics.limit_series = series;
+    metrics
+}
+
+/// Queues the first arrivals of every client; returns the next free call id.
+fn schedule_arrivals(loads: &[Load], events: &mut Events) -> u64 {
+    let mut next_id = 0u64;
+    for (client, load) in loads.iter().enumerate() {
+        match *load {
+            Load::Open {
+                per_tick,
+                tick_us,
+                until_us,
+            } => {
+                for t in (0..until_us).step_by(usize::try_from(tick_us).expect("a tick fits")) {
+                    for _ in 0..per_tick {
+                        events.push(t, Event::Arrive(client, next_id));
+                        next_id += 1;
+                    }
+                }
+            }
+            Load::Closed { workers, .. } => {
+                for _ in 0..workers {
+                    events.push(0, Event::Arrive(client, next_id));
+                    next_id += 1;
+                }
+            }
+        }
+    }
+    next_id
 }
 
 /// Totals over every client.
@@ -429,6 +446,7 @@ fn summarise(
         drained_at_ms: clock.now().as_micros() as f64 / 1e3,
         fairness: jain(&ok_per_client),
         ok_per_client,
+        limit_series: Vec::new(),
     }
 }
 

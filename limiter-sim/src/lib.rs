@@ -14,6 +14,7 @@
 
 pub mod engine;
 pub mod limiter;
+pub mod plot;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -1,16 +1,19 @@
 //! `limiter-sim`: runs the standard scenarios and prints how each limiter behaved.
 //!
 //! ```text
-//! limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--list]
+//! limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--plot DIR] [--list]
 //! ```
 
 use std::process::ExitCode;
 
-use limiter_sim::{report, scenario};
+use std::path::PathBuf;
+
+use limiter_sim::{plot, report, scenario};
 
 fn main() -> ExitCode {
     let mut names = Vec::new();
     let (mut seed, mut json, mut list) = (1u64, false, false);
+    let mut plot_dir: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -23,6 +26,10 @@ fn main() -> ExitCode {
                 Some("json") => json = true,
                 Some("table") => json = false,
                 _ => return usage("--format is table or json"),
+            },
+            "--plot" => match args.next() {
+                Some(dir) => plot_dir = Some(PathBuf::from(dir)),
+                None => return usage("--plot takes a directory"),
             },
             "--list" => list = true,
             "--help" | "-h" => return usage(""),
@@ -48,6 +55,15 @@ fn main() -> ExitCode {
         if !json {
             println!("{}", report::table(s, &r));
         }
+        if let Some(dir) = &plot_dir {
+            match plot::limits(s, &r, dir) {
+                Ok(path) => eprintln!("limiter-sim: wrote {}", path.display()),
+                Err(e) => {
+                    eprintln!("limiter-sim: cannot plot {}: {e}", s.name);
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
         rows.extend(r);
     }
     if json {
@@ -66,7 +82,9 @@ fn usage(problem: &str) -> ExitCode {
     if !problem.is_empty() {
         eprintln!("limiter-sim: {problem}");
     }
-    eprintln!("usage: limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--list]");
+    eprintln!(
+        "usage: limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--plot DIR] [--list]"
+    );
     if problem.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -168,3 +168,17 @@ fn a_throttled_tenant_does_not_hold_back_a_healthy_one() {
     let refused = metric(r, "noisy-tenant", "AIMD defaults", "throttled");
     assert!(refused * 20.0 <= metric(r, "noisy-tenant", "fixed 40 each", "throttled"));
 }
+
+#[test]
+fn plots_are_written_as_svg() {
+    let dir = std::env::temp_dir().join(format!("limiter-sim-plot-{}", std::process::id()));
+    run(&[
+        "--scenario",
+        "seed-000",
+        "--plot",
+        dir.to_str().expect("UTF-8 path"),
+    ]);
+    let svg = std::fs::read_to_string(dir.join("seed-000.svg")).expect("the chart");
+    assert!(svg.starts_with("<svg") && svg.contains("AIMD f32") && svg.contains("oracle"));
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
