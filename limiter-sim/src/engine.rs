@@ -20,7 +20,8 @@ use crate::limiter::{Limiter, SimController};
 use crate::rng::Rng;
 use crate::upstream::{Reply, Upstream};
 
-/// Waiting requests the gate can hold; more is an overload the scenario should not reach.
+/// Waiting requests each gate can hold; arrivals beyond are rejected (counted in
+/// [`Metrics::rejected`]), as a real service would shed them.
 const QUEUE: usize = 4_096;
 
 type SimGate<'c> = Gate<NoopRawMutex, SimController, &'c ManualClock, QUEUE>;
@@ -37,6 +38,14 @@ pub enum Load {
         /// When arrivals stop, µs.
         until_us: u64,
     },
+    /// Open loop with Poisson arrivals: `rate_per_s` on average (exponential gaps), until
+    /// `until_us`.
+    Poisson {
+        /// Mean arrivals per second.
+        rate_per_s: f64,
+        /// When arrivals stop, µs.
+        until_us: u64,
+    },
     /// Closed loop: `workers` callers, each calling again as soon as its call ends, until
     /// `until_us` (a backlog that never runs dry).
     Closed {
@@ -50,7 +59,9 @@ pub enum Load {
 impl Load {
     fn until_us(&self) -> u64 {
         match self {
-            Load::Open { until_us, .. } | Load::Closed { until_us, .. } => *until_us,
+            Load::Open { until_us, .. }
+            | Load::Poisson { until_us, .. }
+            | Load::Closed { until_us, .. } => *until_us,
         }
     }
 }
@@ -64,6 +75,8 @@ pub struct Metrics {
     pub throttled: u64,
     /// Calls that timed out.
     pub timed_out: u64,
+    /// Calls the limiter turned away because its queue of waiters was full.
+    pub rejected: u64,
     /// Calls served per second of load.
     pub throughput_per_s: f64,
     /// Service time of served calls (admission to answer), percentiles, ms.
@@ -181,6 +194,7 @@ struct Calls<'g, 'c> {
     ok: u64,
     throttled: u64,
     timed_out: u64,
+    rejected: u64,
     service: Vec<u64>,
     waits: Vec<u64>,
 }
@@ -194,7 +208,12 @@ impl<'g, 'c> Calls<'g, 'c> {
         let waker = Waker::from(Arc::clone(&flag));
         match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
             Poll::Ready(Ok(permit)) => Some(permit),
-            Poll::Ready(Err(full)) => panic!("{full}: raise QUEUE"),
+            Poll::Ready(Err(_)) => {
+                // Shed by the limiter: an overload response, not a bug.
+                self.arrived.remove(&id);
+                self.rejected += 1;
+                None
+            }
             Poll::Pending => {
                 self.waiting.insert(id, (acquire, flag));
                 None
@@ -279,6 +298,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             ok: 0,
             throttled: 0,
             timed_out: 0,
+            rejected: 0,
             service: Vec::new(),
             waits: Vec::new(),
         }
@@ -290,7 +310,7 @@ impl<'g, 'c> Calls<'g, 'c> {
 ///
 /// # Panics
 ///
-/// If the limiter's configuration is invalid, or the queue of `QUEUE` waiters overflows.
+/// If the limiter's configuration is invalid.
 pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed: u64) -> Metrics {
     let clock = ManualClock::new();
     let gates: Vec<Box<SimGate<'_>>> = loads
@@ -309,7 +329,7 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
     let mut rng = Rng::new(seed);
     let mut events = Events::default();
     let until = loads.iter().map(Load::until_us).max().unwrap_or(0);
-    let mut next_id = schedule_arrivals(loads, &mut events);
+    let mut next_id = schedule_arrivals(loads, &mut events, &mut rng);
     let mut final_limits: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
     let mut series: Vec<(u64, u32)> = Vec::new();
 
@@ -375,7 +395,7 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
 }
 
 /// Queues the first arrivals of every client; returns the next free call id.
-fn schedule_arrivals(loads: &[Load], events: &mut Events) -> u64 {
+fn schedule_arrivals(loads: &[Load], events: &mut Events, rng: &mut Rng) -> u64 {
     let mut next_id = 0u64;
     for (client, load) in loads.iter().enumerate() {
         match *load {
@@ -389,6 +409,18 @@ fn schedule_arrivals(loads: &[Load], events: &mut Events) -> u64 {
                         events.push(t, Event::Arrive(client, next_id));
                         next_id += 1;
                     }
+                }
+            }
+            Load::Poisson {
+                rate_per_s,
+                until_us,
+            } => {
+                let mean_gap_us = 1e6 / rate_per_s;
+                let mut t = rng.exponential(mean_gap_us);
+                while t < until_us as f64 {
+                    events.push(t as u64, Event::Arrive(client, next_id));
+                    next_id += 1;
+                    t += rng.exponential(mean_gap_us);
                 }
             }
             Load::Closed { workers, .. } => {
@@ -434,6 +466,7 @@ fn summarise(
         ok,
         throttled: clients.iter().map(|c| c.throttled).sum(),
         timed_out: clients.iter().map(|c| c.timed_out).sum(),
+        rejected: clients.iter().map(|c| c.rejected).sum(),
         throughput_per_s: ok as f64 / (until as f64 / 1e6),
         p50_ms: percentile_ms(&service, 0.50),
         p95_ms: percentile_ms(&service, 0.95),

@@ -42,11 +42,12 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     let mut out = format!("{}: {}\n", scenario.name, scenario.about);
     let _ = writeln!(
         out,
-        "{:>18} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5}",
+        "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5}",
         "limiter",
         "ok",
         "429",
         "timeout",
+        "shed",
         "ok/s",
         "p50 ms",
         "p95 ms",
@@ -62,11 +63,12 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
         let m = &r.metrics;
         let _ = writeln!(
             out,
-            "{:>18} {:>7} {:>7} {:>7} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2}",
+            "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2}",
             r.limiter,
             m.ok,
             m.throttled,
             m.timed_out,
+            m.rejected,
             m.throughput_per_s,
             m.p50_ms,
             m.p95_ms,

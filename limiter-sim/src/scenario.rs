@@ -44,6 +44,7 @@ pub fn all() -> Vec<Scenario> {
         oscillating(),
         fairness(),
         noisy_tenant(),
+        steady_noisy(),
     ]
 }
 
@@ -262,6 +263,35 @@ fn noisy_tenant() -> Scenario {
         limiters: vec![
             ("fixed 40 each", Limiter::Fixed(40)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn steady_noisy() -> Scenario {
+    Scenario {
+        name: "steady-noisy",
+        about: "Poisson 200/s (a third of capacity 8), 10 ms base + 3 ms mean jitter, 30 s",
+        clients: vec![Load::Poisson {
+            rate_per_s: 200.0,
+            until_us: 30 * S,
+        }],
+        upstream: || {
+            Box::new(Queueing {
+                capacity: Schedule(vec![(0, 8)]),
+                base_us: 10 * MS,
+                hard_cap: None,
+                jitter_us: 3 * MS,
+                in_flight: 0,
+            })
+        },
+        limiters: vec![
+            ("fixed 16", Limiter::Fixed(16)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            (
+                "AIMD 20 ms target",
+                Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
+            ),
             ("oracle", Limiter::Oracle),
         ],
     }

@@ -182,3 +182,12 @@ fn plots_are_written_as_svg() {
     assert!(svg.starts_with("<svg") && svg.contains("AIMD f32") && svg.contains("oracle"));
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
+
+#[test]
+fn a_healthy_noisy_dependency_is_not_throttled() {
+    let r = rows();
+    let oracle = metric(r, "steady-noisy", "oracle", "ok");
+    assert_eq!(metric(r, "steady-noisy", "AIMD defaults", "ok"), oracle);
+    let wait = metric(r, "steady-noisy", "AIMD defaults", "wait_p95_ms");
+    assert!(wait <= 2.0, "calls queued in the limiter: p95 {wait} ms");
+}
