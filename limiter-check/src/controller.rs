@@ -4,7 +4,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use core::time::Duration;
 use limiter_core::{
     Admission, Aimd, AimdConfig, Change, Controller, Epoch, F32, Instant, LatencySignal,
-    LimitValue, Outcome, Q32, Ratio, Sample,
+    LimitValue, Outcome, Q32, Ratio, Sample, Vegas, VegasConfig,
 };
 
 /// A configuration as a caller might write it, floats included. One input in eight is taken as
@@ -120,8 +120,13 @@ fn outcome(byte: u8) -> Outcome {
     }
 }
 
-/// Applies one event; returns what the controller said.
+/// Applies one event to an AIMD controller; returns what it said.
 fn apply<V: LimitValue>(c: &mut Aimd<V, 16>, now: &mut u64, event: Event) -> Option<Change> {
+    apply_any(c, now, event)
+}
+
+/// Applies one event to any controller; returns what it said.
+fn apply_any<C: Controller>(c: &mut C, now: &mut u64, event: Event) -> Option<Change> {
     match event {
         Event::Sample {
             admitted,
@@ -207,25 +212,76 @@ fn check_step<V: LimitValue>(
     }
 }
 
+/// The same stream through a [`Vegas`] controller sized like the AIMD one: bounds, only fresh
+/// overloads cut (latency may shrink it by a step), ignored outcomes move nothing.
+fn run_vegas(config: &AimdConfig, input_alpha: u8, events: &[Event]) {
+    let stats = Aimd::<Q32, 16>::new(*config).map(|a| a.stats());
+    let Ok(stats) = stats else {
+        return;
+    };
+    let alpha = u32::from(input_alpha % 8) + 1;
+    let vegas = VegasConfig::default()
+        .initial(stats.limit)
+        .bounds(stats.min, stats.max)
+        .alpha(alpha)
+        .beta(alpha + 1 + u32::from(input_alpha / 8 % 8))
+        .probe_period(Duration::from_millis(1 + u64::from(input_alpha) * 10));
+    let mut c = Vegas::new(vegas).expect("a valid configuration");
+    let mut now = 0;
+    for &event in events {
+        let (limit, epoch) = (c.limit_value(), c.epoch());
+        let change = apply_any(&mut c, &mut now, event);
+        assert!(
+            (stats.min..=stats.max).contains(&c.limit()),
+            "Vegas limit {} out of bounds",
+            c.limit()
+        );
+        if let Event::Sample {
+            stale, outcome: o, ..
+        } = event
+        {
+            match (change, outcome(o)) {
+                (_, Outcome::Ignore) => {
+                    assert_eq!((change, c.limit_value()), (Some(Change::Unchanged), limit));
+                }
+                (Some(Change::Decreased), Outcome::Overload) => {
+                    assert!(!stale, "a stale overload cut");
+                    assert_eq!(c.epoch().0, epoch.0.wrapping_add(1));
+                }
+                (Some(Change::Increased), o) => {
+                    assert_eq!(o, Outcome::Success);
+                    assert!(c.limit_value() > limit);
+                }
+                (Some(Change::Decreased), _) => assert!(c.limit_value() < limit),
+                _ => {
+                    assert_eq!(c.epoch(), epoch);
+                    assert_eq!(c.limit_value(), limit, "moved but said unchanged");
+                }
+            }
+        }
+    }
+}
+
 /// Decodes a configuration and an event stream; `None` if the bytes run out first or the
 /// configuration is (rightly) refused.
-fn decode(data: &[u8]) -> Option<(AimdConfig, Vec<Event>)> {
+fn decode(data: &[u8]) -> Option<(AimdConfig, u8, Vec<Event>)> {
     let mut u = Unstructured::new(data);
     let input = ConfigInput::arbitrary(&mut u).ok()?;
     let config = input.build()?;
     let events = crate::sequence(u);
-    Some((config, events))
+    Some((config, input.min_samples, events))
 }
 
 /// Both AIMD variants under an arbitrary configuration and event stream (times that jump or go
 /// backwards, huge and zero latencies, stale epochs, hints): no panic, the limit stays within
 /// `[min, max]`, only fresh congestion cuts, ignored outcomes move nothing.
 pub fn controller(data: &[u8]) {
-    let Some((config, events)) = decode(data) else {
+    let Some((config, extra, events)) = decode(data) else {
         return;
     };
     run::<F32>(config, &events);
     run::<Q32>(config, &events);
+    run_vegas(&config, extra, &events);
 }
 
 fn run<V: LimitValue>(config: AimdConfig, events: &[Event]) {
@@ -245,7 +301,7 @@ fn run<V: LimitValue>(config: AimdConfig, events: &[Event]) {
 /// The stream is the healthy kind a limiter meets in service (times move forward; any outcome,
 /// latency and in-flight), so that what is compared is the arithmetic of the two variants.
 pub fn fixed_vs_float(data: &[u8]) {
-    let Some((config, events)) = decode(data) else {
+    let Some((config, _, events)) = decode(data) else {
         return;
     };
     let (Ok(mut float), Ok(mut fixed)) =

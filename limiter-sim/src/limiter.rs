@@ -2,7 +2,7 @@
 
 use limiter_core::{
     AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch, Fixed,
-    Instant, Sample,
+    Instant, Sample, Vegas, VegasConfig,
 };
 
 /// A limiter to compare.
@@ -14,6 +14,8 @@ pub enum Limiter {
     AimdFloat(AimdConfig),
     /// AIMD with a fixed-point limit.
     AimdFixedPoint(AimdConfig),
+    /// Vegas: a queue estimate from the no-load latency.
+    Vegas(VegasConfig),
     /// Knows the upstream's true capacity at every moment: the physical bound of the comparison.
     Oracle,
 }
@@ -25,6 +27,7 @@ impl Limiter {
             Limiter::Fixed(n) => SimController::Fixed(Fixed::new(*n)?),
             Limiter::AimdFloat(c) => SimController::Float(Box::new(AimdF32::new(*c)?)),
             Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
+            Limiter::Vegas(c) => SimController::Vegas(Box::new(Vegas::new(*c)?)),
             Limiter::Oracle => SimController::Oracle(Fixed::new(1)?),
         })
     }
@@ -39,6 +42,8 @@ pub enum SimController {
     Float(Box<AimdF32>),
     /// See [`Limiter::AimdFixedPoint`].
     FixedPoint(Box<AimdFixed>),
+    /// See [`Limiter::Vegas`].
+    Vegas(Box<Vegas>),
     /// See [`Limiter::Oracle`]; the engine sets its limit.
     Oracle(Fixed),
 }
@@ -49,6 +54,7 @@ impl SimController {
             SimController::Fixed(c) | SimController::Oracle(c) => c,
             SimController::Float(c) => c.as_ref(),
             SimController::FixedPoint(c) => c.as_ref(),
+            SimController::Vegas(c) => c.as_ref(),
         }
     }
 
@@ -57,6 +63,7 @@ impl SimController {
             SimController::Fixed(c) | SimController::Oracle(c) => c,
             SimController::Float(c) => c.as_mut(),
             SimController::FixedPoint(c) => c.as_mut(),
+            SimController::Vegas(c) => c.as_mut(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use limiter_core::{AimdConfig, Ratio};
+use limiter_core::{AimdConfig, Ratio, VegasConfig};
 
 use crate::engine::Load;
 use crate::limiter::Limiter;
@@ -23,6 +23,10 @@ pub struct Scenario {
     pub upstream: fn() -> Box<dyn Upstream>,
     /// The limiters, with their labels.
     pub limiters: Vec<(&'static str, Limiter)>,
+}
+
+fn vegas(initial: u32, max: u32) -> VegasConfig {
+    VegasConfig::default().initial(initial).bounds(1, max)
 }
 
 fn aimd(initial: u32, max: u32) -> AimdConfig {
@@ -74,6 +78,7 @@ fn seed_000() -> Scenario {
                 "AIMD 20 ms target",
                 Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
             ),
+            ("Vegas", Limiter::Vegas(vegas(16, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -104,6 +109,7 @@ fn seed_004() -> Scenario {
                 Limiter::AimdFloat(aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7"))),
             ),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -129,6 +135,7 @@ fn slow_no_429() -> Scenario {
         limiters: vec![
             ("fixed 64", Limiter::Fixed(64)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -154,6 +161,7 @@ fn drop_and_recover() -> Scenario {
         limiters: vec![
             ("fixed 50", Limiter::Fixed(50)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -179,6 +187,7 @@ fn retry_after() -> Scenario {
         limiters: vec![
             ("fixed 64", Limiter::Fixed(64)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -210,6 +219,7 @@ fn oscillating() -> Scenario {
             ("fixed 40", Limiter::Fixed(40)),
             ("fixed 10", Limiter::Fixed(10)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -238,6 +248,7 @@ fn fairness() -> Scenario {
         limiters: vec![
             ("fixed 20 each", Limiter::Fixed(20)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -263,6 +274,7 @@ fn noisy_tenant() -> Scenario {
         limiters: vec![
             ("fixed 40 each", Limiter::Fixed(40)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -292,6 +304,7 @@ fn steady_noisy() -> Scenario {
                 "AIMD 20 ms target",
                 Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
             ),
+            ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }

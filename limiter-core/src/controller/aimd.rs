@@ -4,6 +4,7 @@ use core::fmt;
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
+use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::clock::duration_to_micros;
 use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
@@ -11,14 +12,6 @@ use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
 /// fixed-point variants can agree to the unit over the whole range.
 pub const MAX_LIMIT: u32 = 1 << 24;
-/// The most time one observation may add (2^40 µs, about 12.7 days), and the longest hold: a
-/// timestamp far in the future (garbage, a glitching clock) cannot use up the elapsed-time count,
-/// and no hold is forever.
-const MAX_TIME_STEP_MICROS: u64 = 1 << 40;
-/// A step back in time at least this large (one second) is a clock reset, and time continues
-/// from the new clock's reading; a smaller one is a completion reported out of order, and is
-/// ignored.
-const CLOCK_RESET_MICROS: u64 = 1_000_000;
 /// Largest additive step accepted (per round of the limit).
 const MAX_STEP: Ratio = Ratio::from_int(64);
 
@@ -295,6 +288,10 @@ pub enum ConfigError {
     MinSamplesOutOfRange,
     /// The latency target is zero.
     TargetIsZero,
+    /// A refresh period is zero.
+    PeriodIsZero,
+    /// Vegas' `alpha` is zero or not below `beta`.
+    ThresholdsOutOfOrder,
 
     /// The growth utilisation is above 1.
     UtilisationOutOfRange,
@@ -315,6 +312,8 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::MinSamplesOutOfRange => "min_samples must be between 1 and the window",
             ConfigError::TargetIsZero => "the latency target must be above zero",
+            ConfigError::PeriodIsZero => "the refresh period must be above zero",
+            ConfigError::ThresholdsOutOfOrder => "alpha must be above zero and below beta",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
         })
     }
@@ -368,10 +367,8 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32> {
     /// The lowest recent medians, for a [`LatencySignal::Baseline`] with memory.
     low_medians: WindowedMin,
     epoch: Epoch,
-    /// The last raw time seen, to measure the next step of elapsed time from.
-    last_seen: Instant,
-    /// Monotonic elapsed time since construction, in microseconds.
-    elapsed: u64,
+    /// Monotonic time, from the samples' timestamps.
+    timeline: Timeline,
     /// Growth resumes once `elapsed` reaches this.
     hold_until: u64,
     increases: u64,
@@ -401,8 +398,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
                 _ => u64::MAX,
             })),
             epoch: Epoch(0),
-            last_seen: Instant::ZERO,
-            elapsed: 0,
+            timeline: Timeline::new(),
             hold_until: 0,
             increases: 0,
             decreases: 0,
@@ -427,16 +423,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
 
     /// Advances the monotonic elapsed-time count to `now`; returns it.
     fn observe(&mut self, now: Instant) -> u64 {
-        if now >= self.last_seen {
-            let step = now.micros_since(self.last_seen).min(MAX_TIME_STEP_MICROS);
-            self.elapsed = self.elapsed.saturating_add(step);
-            self.last_seen = now;
-        } else if self.last_seen.micros_since(now) >= CLOCK_RESET_MICROS {
-            self.last_seen = now; // a clock reset: continue from the new clock's time
-        }
-        // Otherwise a completion reported out of order: no time passes, and none is counted
-        // twice when the clock moves on.
-        self.elapsed
+        self.timeline.observe(now)
     }
 
     /// The latency baseline in microseconds, once known.

@@ -8,12 +8,15 @@
 mod aimd;
 mod arith;
 mod fixed;
+mod timeline;
+mod vegas;
 
 pub use aimd::{
     Aimd, AimdConfig, AimdF32, AimdFixed, ConfigError, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT,
 };
 pub use arith::{F32, LimitValue, Q32};
 pub use fixed::Fixed;
+pub use vegas::{Vegas, VegasConfig};
 
 use crate::{Instant, Outcome};
 
