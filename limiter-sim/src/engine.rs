@@ -77,7 +77,7 @@ pub struct Metrics {
     pub timed_out: u64,
     /// Calls the limiter turned away because its queue of waiters was full.
     pub rejected: u64,
-    /// Calls served per second of load.
+    /// Calls served per second, over the whole run (the load, then the drain of what it left).
     pub throughput_per_s: f64,
     /// Service time of served calls (admission to answer), percentiles, ms.
     pub p50_ms: f64,
@@ -87,11 +87,11 @@ pub struct Metrics {
     pub p99_ms: f64,
     /// Time spent queued in the limiter, 95th percentile, ms.
     pub wait_p95_ms: f64,
-    /// The limit, averaged over time while the load ran.
+    /// The limit, averaged over time while the load ran (and over clients).
     pub limit_mean: f64,
     /// Its standard deviation over time.
     pub limit_sd: f64,
-    /// The limit at the end of the load.
+    /// The limit at the end of the load (averaged over clients).
     pub final_limit: u32,
     /// Cuts of the limit.
     pub decreases: u64,
@@ -195,6 +195,7 @@ struct Calls<'g, 'c> {
     throttled: u64,
     timed_out: u64,
     rejected: u64,
+    last_rejected: Option<u64>,
     service: Vec<u64>,
     waits: Vec<u64>,
 }
@@ -212,6 +213,7 @@ impl<'g, 'c> Calls<'g, 'c> {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
                 self.rejected += 1;
+                self.last_rejected = Some(id);
                 None
             }
             Poll::Pending => {
@@ -219,6 +221,11 @@ impl<'g, 'c> Calls<'g, 'c> {
                 None
             }
         }
+    }
+
+    /// Whether call `id` was the last one turned away by a full queue.
+    fn rejected_last(&self, id: u64) -> bool {
+        self.last_rejected == Some(id)
     }
 
     /// A call ends: its outcome goes to the limiter through its permit.
@@ -299,6 +306,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             throttled: 0,
             timed_out: 0,
             rejected: 0,
+            last_rejected: None,
             service: Vec::new(),
             waits: Vec::new(),
         }
@@ -325,7 +333,13 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
         .enumerate()
         .map(|(i, g)| Calls::new(i, g))
         .collect();
-    let mut traces: Vec<LimitTrace> = gates.iter().map(|_| LimitTrace::default()).collect();
+    let mut traces: Vec<LimitTrace> = gates
+        .iter()
+        .map(|g| LimitTrace {
+            last: (0, g.limit()),
+            ..LimitTrace::default()
+        })
+        .collect();
     let mut rng = Rng::new(seed);
     let mut events = Events::default();
     let until = loads.iter().map(Load::until_us).max().unwrap_or(0);
@@ -335,8 +349,8 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
 
     while let Some((now, event)) = events.pop() {
         clock.set(Instant::from_micros(now));
-        for (i, gate) in gates.iter().enumerate() {
-            if matches!(limiter, Limiter::Oracle) {
+        if matches!(limiter, Limiter::Oracle) {
+            for (i, gate) in gates.iter().enumerate() {
                 let limit = upstream.oracle_limit(now, i, gates.len());
                 gate.with_controller(|c| {
                     if let SimController::Oracle(f) = c {
@@ -344,20 +358,18 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
                     }
                 });
             }
-            let limit = gate.limit();
-            traces[i].observe(now, limit, until);
-            if now <= until {
-                final_limits[i] = limit;
-                if i == 0 && series.last().is_none_or(|&(_, l)| l != limit) {
-                    series.push((now, limit));
-                }
-            }
         }
-        let (client, admitted) = match event {
+        match event {
             Event::Arrive(client, id) => {
-                let calls = &mut clients[client];
-                let admitted = calls.arrive(id, now).map(|p| (id, p)).into_iter().collect();
-                (client, admitted)
+                if let Some(permit) = clients[client].arrive(id, now) {
+                    clients[client].start((id, permit), now, upstream, &mut rng, &mut events);
+                } else if clients[client].rejected_last(id) {
+                    // A closed-loop caller turned away tries again a moment later.
+                    if matches!(loads[client], Load::Closed { until_us, .. } if now < until_us) {
+                        events.push(now + 1_000, Event::Arrive(client, next_id));
+                        next_id += 1;
+                    }
+                }
             }
             Event::Done(client, id, reply) => {
                 upstream.end(client);
@@ -368,11 +380,24 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
                         next_id += 1;
                     }
                 }
-                (client, clients[client].resume_woken())
             }
-        };
-        for call in admitted {
-            clients[client].start(call, now, upstream, &mut rng, &mut events);
+        }
+        // Any client's gate may have woken waiters (a release, an oracle raise): run them all.
+        for calls in &mut clients {
+            for call in calls.resume_woken() {
+                calls.start(call, now, upstream, &mut rng, &mut events);
+            }
+        }
+        // The limits in force from now until the next event.
+        for (i, gate) in gates.iter().enumerate() {
+            let limit = gate.limit();
+            traces[i].observe(now, limit, until);
+            if now <= until {
+                final_limits[i] = limit;
+                if i == 0 && series.last().is_none_or(|&(_, l)| l != limit) {
+                    series.push((now, limit));
+                }
+            }
         }
     }
     assert!(
@@ -467,14 +492,15 @@ fn summarise(
         throttled: clients.iter().map(|c| c.throttled).sum(),
         timed_out: clients.iter().map(|c| c.timed_out).sum(),
         rejected: clients.iter().map(|c| c.rejected).sum(),
-        throughput_per_s: ok as f64 / (until as f64 / 1e6),
+        throughput_per_s: ok as f64 / (until.max(clock.now().as_micros()) as f64 / 1e6),
         p50_ms: percentile_ms(&service, 0.50),
         p95_ms: percentile_ms(&service, 0.95),
         p99_ms: percentile_ms(&service, 0.99),
         wait_p95_ms: percentile_ms(&waits, 0.95),
         limit_mean,
         limit_sd,
-        final_limit: final_limits.iter().sum(),
+        final_limit: (final_limits.iter().map(|&l| u64::from(l)).sum::<u64>()
+            / final_limits.len().max(1) as u64) as u32,
         decreases: gates.iter().map(|g| g.snapshot().decreases).sum(),
         drained_at_ms: clock.now().as_micros() as f64 / 1e3,
         fairness: jain(&ok_per_client),

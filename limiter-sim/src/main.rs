@@ -17,7 +17,10 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--scenario" => names.extend(args.next()),
+            "--scenario" => match args.next() {
+                Some(name) => names.push(name),
+                None => return usage("--scenario takes a name"),
+            },
             "--seed" => match args.next().and_then(|s| s.parse().ok()) {
                 Some(s) => seed = s,
                 None => return usage("--seed takes a number"),

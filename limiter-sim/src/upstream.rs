@@ -37,9 +37,10 @@ pub trait Upstream {
     fn oracle_limit(&self, now: u64, client: usize, clients: usize) -> u32;
 }
 
-/// `total` shared by `clients`, rounded up, at least 1.
+/// `total` shared by `clients`, rounded down (so that together they never exceed it), at
+/// least 1.
 fn share(total: u64, clients: usize) -> u32 {
-    u32::try_from(total.div_ceil(clients.max(1) as u64).max(1)).unwrap_or(u32::MAX)
+    u32::try_from((total / clients.max(1) as u64).max(1)).unwrap_or(u32::MAX)
 }
 
 /// A value that changes at given times: `(from_us, value)` steps, sorted by time.
@@ -59,7 +60,7 @@ impl Schedule {
 
 /// Service time grows with in-flight calls above a capacity; past a hard cap calls time out
 /// (the upstream of seed 000): `base × (1 + in-flight above capacity)`, with optional
-/// exponential jitter.
+/// exponential jitter. As in the seed, a call over the hard cap fails after `base`.
 #[derive(Clone, Debug)]
 pub struct Queueing {
     /// The capacity over time.
@@ -131,7 +132,10 @@ impl Upstream for Quota {
             Reply::Ok
         } else {
             Reply::Throttled {
-                retry_after_us: self.retry_after.then(|| (index + 1) * self.window_us - now),
+                // Until the window's end, counted from when the refusal arrives.
+                retry_after_us: self
+                    .retry_after
+                    .then(|| ((index + 1) * self.window_us).saturating_sub(now + self.latency_us)),
             }
         };
         Call {
