@@ -26,6 +26,7 @@ struct ConfigInput {
     floor_us: u32,
     target_us: u32,
     signal: u8,
+    growth_tolerance: u32,
 }
 
 impl ConfigInput {
@@ -39,15 +40,19 @@ impl ConfigInput {
             }
             r.ok()
         };
-        let (initial, min, max, backoff, tolerance, step, utilisation, min_samples);
-        if self.raw % 8 == 0 {
+        let (initial, min, max, backoff, tolerance, step, utilisation, min_samples, growth);
+        let raw = self.raw % 8 == 0;
+        if raw {
             (initial, min, max) = (self.initial.into(), self.min.into(), self.max.into());
             (backoff, tolerance) = (ratio(self.backoff)?, ratio(self.tolerance)?);
             (step, utilisation) = (ratio(self.step)?, ratio(self.utilisation)?);
             min_samples = u16::from(self.min_samples);
+            growth = Ratio::from_bits(self.growth_tolerance);
         } else {
             min = u32::from(self.min % 8) + 1;
-            max = min + u32::from(self.max % 200);
+            // Mostly small limits; one in four reaches the range where float precision matters.
+            let span = if self.raw % 4 == 1 { 1 << 20 } else { 200 };
+            max = min + u32::from(self.max) * 31 % span;
             initial = min + u32::from(self.initial) % (max - min + 1);
             let fraction = |x: f32, lo: u32, span: u32| {
                 let bits = x.to_bits();
@@ -58,6 +63,9 @@ impl ConfigInput {
             step = fraction(self.step, 1, 4 << 16); // (0, 4)
             utilisation = fraction(self.utilisation, 0, 65_537); // [0, 1]
             min_samples = u16::from(self.min_samples % 16) + 1;
+            // Between 1 and the tolerance, inclusive.
+            let room = tolerance.to_bits() - Ratio::ONE.to_bits() + 1;
+            growth = Ratio::from_bits(Ratio::ONE.to_bits() + self.growth_tolerance % room);
         }
         let base = AimdConfig::default()
             .initial(initial)
@@ -65,17 +73,25 @@ impl ConfigInput {
             .backoff(backoff)
             .step(step)
             .growth_utilisation(utilisation)
+            .growth_tolerance(growth)
             .cooldown(Duration::from_millis(u64::from(self.cooldown_ms % 100_000)))
             .baseline_floor(Duration::from_micros(u64::from(self.floor_us % 10_000)));
-        Some(match self.signal % 3 {
+        let config = match self.signal % 3 {
             0 => base.baseline(
                 tolerance,
                 min_samples,
                 Duration::from_millis(u64::from(self.memory_ms % 100_000)),
             ),
-            1 => base.target(Duration::from_micros(u64::from(self.target_us))),
+            1 => base.target(Duration::from_micros(u64::from(self.target_us) + 1)),
             _ => base.signal(LatencySignal::Off),
-        })
+        };
+        if !raw {
+            // Folded into the documented ranges: a validator that refuses it is wrong.
+            if let Err(e) = Aimd::<Q32, 16>::new(config) {
+                panic!("a valid configuration was refused: {e} ({config:?})");
+            }
+        }
+        Some(config)
     }
 }
 

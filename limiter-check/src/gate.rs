@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Wake;
 
-const Q: usize = 4;
+/// More than one wake batch (8) can be granted at once.
+const Q: usize = 12;
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Op {
@@ -194,7 +195,7 @@ fn run<C: Controller>(controller: C, ops: &[Op], set_limit: impl Fn(&mut C, u32)
                 }
                 model.in_flight -= 1;
             }
-            Op::SetLimit(n) => gate.with_controller(|c| set_limit(c, u32::from(n % 6) + 1)),
+            Op::SetLimit(n) => gate.with_controller(|c| set_limit(c, u32::from(n % 16) + 1)),
             Op::Advance(ms) => clock.advance(Duration::from_millis(u64::from(ms))),
             Op::Cancel(_) | Op::Finish { .. } => {}
         }

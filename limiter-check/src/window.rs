@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 #[derive(Arbitrary, Debug)]
 enum Op {
     Push(u64),
+    PushMedium(u16),
     PushSmall(u8),
     Clear,
     Quantile(u16),
@@ -35,12 +36,15 @@ pub fn window(data: &[u8]) {
     for op in ops {
         match op {
             Op::Push(v) => push(&mut w, &mut reference, v),
+            Op::PushMedium(v) => push(&mut w, &mut reference, u64::from(v)),
             Op::PushSmall(v) => push(&mut w, &mut reference, u64::from(v % 8)),
             Op::Clear => {
                 w.clear();
                 reference.clear();
             }
             Op::Quantile(p) => {
+                // Mostly within 0..=1000, sometimes beyond (clamped to the maximum).
+                let p = if p % 16 == 0 { p } else { p % 1_001 };
                 let mut sorted: Vec<u32> = reference.iter().copied().collect();
                 sorted.sort_unstable();
                 let expected = (!sorted.is_empty()).then(|| {
