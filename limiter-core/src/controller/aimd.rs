@@ -35,6 +35,8 @@ pub enum LatencySignal {
     ///   would be learned by a bare median, and the limit would creep up until only timeouts
     ///   stop it. With memory, a higher median must persist for one to two periods before it is
     ///   the new normal, while a dependency that became uniformly slower is still followed.
+    /// - Between [`AimdConfig::growth_tolerance`] (1.5× by default) and `tolerance` the limit
+    ///   holds: neither grows nor cuts.
     Baseline {
         /// Factor over the baseline that counts as congestion; must be above 1.
         tolerance: Ratio,
@@ -211,7 +213,9 @@ impl AimdConfig {
     /// The band between the two keeps the limit off the knee of the latency curve: a limit that
     /// only stops growing when latency doubles spends much of its time queueing work inside the
     /// dependency, while one that cuts at 1.5× reacts to ordinary noise. Holding in between gets
-    /// both. Set it equal to `tolerance` for no band. At least 1, at most `tolerance`.
+    /// both. Samples in the band still count towards the baseline, so latency that stays in the
+    /// band for a whole baseline memory becomes the new normal and growth resumes. Set it equal
+    /// to `tolerance` for no band. At least 1, at most `tolerance`.
     pub const fn growth_tolerance(mut self, growth_tolerance: Ratio) -> Self {
         self.growth_tolerance = growth_tolerance;
         self
@@ -324,7 +328,10 @@ impl core::error::Error for ConfigError {}
 /// The AIMD controller: grow by `step / limit` per healthy sample, cut by `backoff` on congestion.
 ///
 /// - **Congestion** is an [`Outcome::Overload`], or a success slower than the latency signal
-///   allows ([`LatencySignal`]; by default twice the rolling median of the last `N` latencies).
+///   allows ([`LatencySignal`]; by default twice the baseline, the lowest recent rolling median).
+/// - **A hold band**: a success between `growth_tolerance ×` (default 1.5) and `tolerance ×` the
+///   baseline neither grows nor cuts the limit, so it does not climb into the queueing that the
+///   next step would cause.
 /// - **One cut per round trip**: a congestion signal from a request admitted before the last
 ///   decrease (an older [`Epoch`]) does not cut again. It was caused by the load the last cut
 ///   already answered.
