@@ -32,7 +32,7 @@ struct ConfigInput {
 impl ConfigInput {
     /// The configuration, or `None` where a float is not a factor (checked: NaN, infinities
     /// and negatives must be refused).
-    fn build(&self) -> Option<AimdConfig> {
+    fn build(&self) -> Option<(AimdConfig, Plain)> {
         let ratio = |x: f32| {
             let r = Ratio::from_f32(x);
             if x.is_nan() || x.is_infinite() || x < 0.0 {
@@ -67,31 +67,34 @@ impl ConfigInput {
             let room = tolerance.to_bits() - Ratio::ONE.to_bits() + 1;
             growth = Ratio::from_bits(Ratio::ONE.to_bits() + self.growth_tolerance % room);
         }
-        let base = AimdConfig::default()
-            .initial(initial)
-            .bounds(min, max)
-            .backoff(backoff)
-            .step(step)
-            .growth_utilisation(utilisation)
-            .growth_tolerance(growth)
-            .cooldown(Duration::from_millis(u64::from(self.cooldown_ms % 100_000)))
-            .baseline_floor(Duration::from_micros(u64::from(self.floor_us % 10_000)));
-        let config = match self.signal % 3 {
-            0 => base.baseline(
-                tolerance,
-                min_samples,
-                Duration::from_millis(u64::from(self.memory_ms % 100_000)),
-            ),
-            1 => base.target(Duration::from_micros(u64::from(self.target_us) + 1)),
-            _ => base.signal(LatencySignal::Off),
+        let plain = Plain {
+            initial,
+            min,
+            max,
+            backoff,
+            step,
+            utilisation,
+            growth,
+            cooldown_us: u64::from(self.cooldown_ms % 100_000) * 1_000,
+            floor_us: u64::from(self.floor_us % 10_000),
+            signal: match self.signal % 3 {
+                0 => PlainSignal::Baseline {
+                    tolerance,
+                    min_samples,
+                    memory_us: u64::from(self.memory_ms % 100_000) * 1_000,
+                },
+                1 => PlainSignal::Target(u64::from(self.target_us) + 1),
+                _ => PlainSignal::Off,
+            },
         };
+        let config = plain.config();
         if !raw {
             // Folded into the documented ranges: a validator that refuses it is wrong.
             if let Err(e) = Aimd::<Q32, 16>::new(config) {
                 panic!("a valid configuration was refused: {e} ({config:?})");
             }
         }
-        Some(config)
+        Some((config, plain))
     }
 }
 
@@ -280,24 +283,25 @@ fn run_vegas(config: &AimdConfig, input_alpha: u8, events: &[Event]) {
 
 /// Decodes a configuration and an event stream; `None` if the bytes run out first or the
 /// configuration is (rightly) refused.
-fn decode(data: &[u8]) -> Option<(AimdConfig, u8, Vec<Event>)> {
+fn decode(data: &[u8]) -> Option<(AimdConfig, Plain, u8, Vec<Event>)> {
     let mut u = Unstructured::new(data);
     let input = ConfigInput::arbitrary(&mut u).ok()?;
-    let config = input.build()?;
+    let (config, plain) = input.build()?;
     let events = crate::sequence(u);
-    Some((config, input.min_samples, events))
+    Some((config, plain, input.min_samples, events))
 }
 
 /// Both AIMD variants under an arbitrary configuration and event stream (times that jump or go
 /// backwards, huge and zero latencies, stale epochs, hints): no panic, the limit stays within
 /// `[min, max]`, only fresh congestion cuts, ignored outcomes move nothing.
 pub fn controller(data: &[u8]) {
-    let Some((config, extra, events)) = decode(data) else {
+    let Some((config, plain, extra, events)) = decode(data) else {
         return;
     };
     run::<F32>(config, &events);
     run::<Q32>(config, &events);
     run_vegas(&config, extra, &events);
+    against_model(&plain, &events);
 }
 
 fn run<V: LimitValue>(config: AimdConfig, events: &[Event]) {
@@ -317,7 +321,7 @@ fn run<V: LimitValue>(config: AimdConfig, events: &[Event]) {
 /// The stream is the healthy kind a limiter meets in service (times move forward; any outcome,
 /// latency and in-flight), so that what is compared is the arithmetic of the two variants.
 pub fn fixed_vs_float(data: &[u8]) {
-    let Some((config, _, events)) = decode(data) else {
+    let Some((config, _, _, events)) = decode(data) else {
         return;
     };
     let (Ok(mut float), Ok(mut fixed)) =
@@ -363,5 +367,247 @@ fn forward(step: TimeStep) -> TimeStep {
         TimeStep::Forward(ms) => TimeStep::Forward(ms),
         TimeStep::Back(us) => TimeStep::Forward(us as u16),
         TimeStep::Anywhere(t) => TimeStep::Forward(t as u16),
+    }
+}
+
+/// The configuration as plain values, so the reference model can read what it was given.
+#[derive(Clone, Copy, Debug)]
+struct Plain {
+    initial: u32,
+    min: u32,
+    max: u32,
+    backoff: Ratio,
+    step: Ratio,
+    utilisation: Ratio,
+    growth: Ratio,
+    cooldown_us: u64,
+    floor_us: u64,
+    signal: PlainSignal,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PlainSignal {
+    Off,
+    Target(u64),
+    Baseline {
+        tolerance: Ratio,
+        min_samples: u16,
+        memory_us: u64,
+    },
+}
+
+impl Plain {
+    fn config(&self) -> AimdConfig {
+        let base = AimdConfig::default()
+            .initial(self.initial)
+            .bounds(self.min, self.max)
+            .backoff(self.backoff)
+            .step(self.step)
+            .growth_utilisation(self.utilisation)
+            .growth_tolerance(self.growth)
+            .cooldown(Duration::from_micros(self.cooldown_us))
+            .baseline_floor(Duration::from_micros(self.floor_us));
+        match self.signal {
+            PlainSignal::Off => base.signal(LatencySignal::Off),
+            PlainSignal::Target(us) => base.target(Duration::from_micros(us)),
+            PlainSignal::Baseline {
+                tolerance,
+                min_samples,
+                memory_us,
+            } => base.baseline(tolerance, min_samples, Duration::from_micros(memory_us)),
+        }
+    }
+}
+
+/// AIMD's rules written out again, as plainly as possible, from the documentation: a second
+/// implementation to disagree with the first. It shares only the fixed-point arithmetic
+/// ([`Q32`], tested on its own); the baseline is a bare median (memory 0), computed by sorting.
+struct Model {
+    p: Plain,
+    limit: Q32,
+    epoch: u32,
+    window: Vec<u64>,
+    last_seen: u64,
+    elapsed: u64,
+    hold_until: u64,
+}
+
+impl Model {
+    const MAX_STEP: u64 = 1 << 40;
+
+    fn observe(&mut self, now: u64) -> u64 {
+        if now >= self.last_seen {
+            self.elapsed = self
+                .elapsed
+                .saturating_add((now - self.last_seen).min(Self::MAX_STEP));
+            self.last_seen = now;
+        } else if self.last_seen - now >= 1_000_000 {
+            self.last_seen = now;
+        }
+        self.elapsed
+    }
+
+    fn median(&self) -> Option<u64> {
+        let mut sorted = self.window.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(sorted[n / 2]),
+            _ => Some(sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) / 2),
+        }
+    }
+
+    /// 0: fast, 1: elevated (hold), 2: congested.
+    fn judge(&self, latency: u64) -> u8 {
+        match self.p.signal {
+            PlainSignal::Off => 0,
+            PlainSignal::Target(t) => 2 * u8::from(latency > t),
+            PlainSignal::Baseline {
+                tolerance,
+                min_samples,
+                ..
+            } => {
+                if self.window.len() < usize::from(min_samples) {
+                    return 0;
+                }
+                let b = self.median().unwrap_or(0).max(self.p.floor_us);
+                if latency > tolerance.mul_u64(b) {
+                    2
+                } else if latency > self.p.growth.mul_u64(b) {
+                    1
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    fn cut(&mut self, epoch: u32, elapsed: u64) -> Change {
+        if epoch != self.epoch {
+            return Change::Unchanged;
+        }
+        self.limit = self
+            .limit
+            .shrink(self.p.backoff)
+            .clamp_to(self.p.min, self.p.max);
+        self.epoch = self.epoch.wrapping_add(1);
+        self.hold_until = self
+            .hold_until
+            .max(elapsed.saturating_add(self.p.cooldown_us.min(Self::MAX_STEP)));
+        Change::Decreased
+    }
+
+    fn sample(&mut self, s: &Sample) -> Change {
+        let elapsed = self.observe(s.completed_at.as_micros());
+        match s.outcome {
+            Outcome::Ignore => Change::Unchanged,
+            Outcome::Overload => self.cut(s.admission.epoch.0, elapsed),
+            Outcome::Success => {
+                let latency = s
+                    .completed_at
+                    .as_micros()
+                    .saturating_sub(s.admission.at.as_micros());
+                let verdict = self.judge(latency);
+                if verdict < 2 || self.limit.whole() <= self.p.min {
+                    self.window.push(latency.min(u64::from(u32::MAX)));
+                    if self.window.len() > 16 {
+                        self.window.remove(0);
+                    }
+                }
+                match verdict {
+                    2 => self.cut(s.admission.epoch.0, elapsed),
+                    1 => Change::Unchanged,
+                    _ if elapsed < self.hold_until => Change::Unchanged,
+                    _ if u64::from(s.admission.in_flight)
+                        < self.p.utilisation.mul_u64(u64::from(self.limit.whole())) =>
+                    {
+                        Change::Unchanged
+                    }
+                    _ => {
+                        let grown = self
+                            .limit
+                            .grow(self.p.step)
+                            .clamp_to(self.p.min, self.p.max);
+                        if grown == self.limit {
+                            Change::Unchanged
+                        } else {
+                            self.limit = grown;
+                            Change::Increased
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn hold(&mut self, now: u64, until: u64) {
+        let elapsed = self.observe(now);
+        let hold = elapsed.saturating_add(until.saturating_sub(now).min(Self::MAX_STEP));
+        self.hold_until = self.hold_until.max(hold);
+    }
+}
+
+/// The fixed-point AIMD against [`Model`], decision by decision, with the baseline's memory off
+/// (the model's bare median is then the whole baseline).
+fn against_model(plain: &Plain, events: &[Event]) {
+    let mut plain = *plain;
+    if let PlainSignal::Baseline { memory_us, .. } = &mut plain.signal {
+        *memory_us = 0;
+    }
+    let Ok(mut real) = Aimd::<Q32, 16>::new(plain.config()) else {
+        return;
+    };
+    let mut model = Model {
+        p: plain,
+        limit: Q32::from_u32(plain.initial),
+        epoch: 0,
+        window: Vec::new(),
+        last_seen: 0,
+        elapsed: 0,
+        hold_until: 0,
+    };
+    let mut now = 0;
+    for (i, &event) in events.iter().enumerate() {
+        match event {
+            Event::Sample {
+                admitted,
+                completed,
+                in_flight,
+                stale,
+                outcome: o,
+            } => {
+                let at = admitted.apply(now);
+                now = completed.apply(at);
+                let epoch = if stale {
+                    real.epoch().0.wrapping_sub(1)
+                } else {
+                    real.epoch().0
+                };
+                let sample = Sample::new(
+                    Admission {
+                        at: Instant::from_micros(at),
+                        epoch: Epoch(epoch),
+                        in_flight: u32::from(in_flight),
+                    },
+                    Instant::from_micros(now),
+                    outcome(o),
+                );
+                let expected = model.sample(&sample);
+                let got = real.on_sample(&sample);
+                assert_eq!(got, expected, "event {i} {event:?}: {plain:?}");
+            }
+            Event::Hold { now: step, until } => {
+                now = step.apply(now);
+                model.hold(now, until);
+                real.hold_growth_until(Instant::from_micros(now), Instant::from_micros(until));
+            }
+        }
+        assert_eq!(
+            real.limit_value(),
+            model.limit,
+            "event {i} {event:?}: {plain:?}"
+        );
+        assert_eq!(real.epoch().0, model.epoch, "event {i}");
     }
 }
