@@ -474,10 +474,8 @@ impl Model {
                 let b = self.median().unwrap_or(0).max(self.p.floor_us);
                 if latency > tolerance.mul_u64(b) {
                     2
-                } else if latency > self.p.growth.mul_u64(b) {
-                    1
                 } else {
-                    0
+                    u8::from(latency > self.p.growth.mul_u64(b))
                 }
             }
         }
