@@ -1,8 +1,8 @@
 //! The limiters a scenario compares, behind one controller type.
 
 use limiter_core::{
-    AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch, Fixed,
-    Instant, Sample, Vegas, VegasConfig,
+    AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch,
+    EwmaConfig, EwmaDeviation, Fixed, Instant, Sample, Vegas, VegasConfig,
 };
 
 /// A limiter to compare.
@@ -16,6 +16,8 @@ pub enum Limiter {
     AimdFixedPoint(AimdConfig),
     /// Vegas: a queue estimate from the no-load latency.
     Vegas(VegasConfig),
+    /// EWMA with a deviation band (Vector's signal).
+    Ewma(EwmaConfig),
     /// Knows the upstream's true capacity at every moment: the physical bound of the comparison.
     Oracle,
 }
@@ -28,6 +30,7 @@ impl Limiter {
             Limiter::AimdFloat(c) => SimController::Float(Box::new(AimdF32::new(*c)?)),
             Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
             Limiter::Vegas(c) => SimController::Vegas(Box::new(Vegas::new(*c)?)),
+            Limiter::Ewma(c) => SimController::Ewma(Box::new(EwmaDeviation::new(*c)?)),
             Limiter::Oracle => SimController::Oracle(Fixed::new(1)?),
         })
     }
@@ -44,6 +47,8 @@ pub enum SimController {
     FixedPoint(Box<AimdFixed>),
     /// See [`Limiter::Vegas`].
     Vegas(Box<Vegas>),
+    /// See [`Limiter::Ewma`].
+    Ewma(Box<EwmaDeviation>),
     /// See [`Limiter::Oracle`]; the engine sets its limit.
     Oracle(Fixed),
 }
@@ -55,6 +60,7 @@ impl SimController {
             SimController::Float(c) => c.as_ref(),
             SimController::FixedPoint(c) => c.as_ref(),
             SimController::Vegas(c) => c.as_ref(),
+            SimController::Ewma(c) => c.as_ref(),
         }
     }
 
@@ -64,6 +70,7 @@ impl SimController {
             SimController::Float(c) => c.as_mut(),
             SimController::FixedPoint(c) => c.as_mut(),
             SimController::Vegas(c) => c.as_mut(),
+            SimController::Ewma(c) => c.as_mut(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use limiter_core::{AimdConfig, Ratio, VegasConfig};
+use limiter_core::{AimdConfig, EwmaConfig, Ratio, VegasConfig};
 
 use crate::engine::Load;
 use crate::limiter::Limiter;
@@ -23,6 +23,10 @@ pub struct Scenario {
     pub upstream: fn() -> Box<dyn Upstream>,
     /// The limiters, with their labels.
     pub limiters: Vec<(&'static str, Limiter)>,
+}
+
+fn ewma(initial: u32, max: u32) -> EwmaConfig {
+    EwmaConfig::default().initial(initial).bounds(1, max)
 }
 
 fn vegas(initial: u32, max: u32) -> VegasConfig {
@@ -79,6 +83,7 @@ fn seed_000() -> Scenario {
                 Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
             ),
             ("Vegas", Limiter::Vegas(vegas(16, 64))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(16, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -110,6 +115,7 @@ fn seed_004() -> Scenario {
             ),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -136,6 +142,7 @@ fn slow_no_429() -> Scenario {
             ("fixed 64", Limiter::Fixed(64)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -162,6 +169,7 @@ fn drop_and_recover() -> Scenario {
             ("fixed 50", Limiter::Fixed(50)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -188,6 +196,7 @@ fn retry_after() -> Scenario {
             ("fixed 64", Limiter::Fixed(64)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -220,6 +229,7 @@ fn oscillating() -> Scenario {
             ("fixed 10", Limiter::Fixed(10)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -249,6 +259,7 @@ fn fairness() -> Scenario {
             ("fixed 20 each", Limiter::Fixed(20)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -275,6 +286,7 @@ fn noisy_tenant() -> Scenario {
             ("fixed 40 each", Limiter::Fixed(40)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -305,6 +317,7 @@ fn steady_noisy() -> Scenario {
                 Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
             ),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
+            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }

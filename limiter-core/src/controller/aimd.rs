@@ -296,6 +296,8 @@ pub enum ConfigError {
     PeriodIsZero,
     /// Vegas' `alpha` is zero or not below `beta`.
     ThresholdsOutOfOrder,
+    /// An EWMA weight is not strictly between 0 and 1.
+    AlphaOutOfRange,
 
     /// The growth utilisation is above 1.
     UtilisationOutOfRange,
@@ -318,6 +320,7 @@ impl fmt::Display for ConfigError {
             ConfigError::TargetIsZero => "the latency target must be above zero",
             ConfigError::PeriodIsZero => "the refresh period must be above zero",
             ConfigError::ThresholdsOutOfOrder => "alpha must be above zero and below beta",
+            ConfigError::AlphaOutOfRange => "the EWMA weight must be strictly between 0 and 1",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
         })
     }

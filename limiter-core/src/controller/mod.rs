@@ -7,6 +7,7 @@
 
 mod aimd;
 mod arith;
+mod ewma;
 mod fixed;
 mod timeline;
 mod vegas;
@@ -15,6 +16,7 @@ pub use aimd::{
     Aimd, AimdConfig, AimdF32, AimdFixed, ConfigError, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT,
 };
 pub use arith::{F32, LimitValue, Q32};
+pub use ewma::{EwmaConfig, EwmaDeviation};
 pub use fixed::Fixed;
 pub use vegas::{Vegas, VegasConfig};
 
