@@ -5,8 +5,6 @@ use limiter_core::{
     Ratio, Sample,
 };
 
-const MS: u64 = 1_000;
-
 /// A request completing at `done_ms` after `latency_ms`, with `in_flight` at admission.
 fn sample(
     c: &mut EwmaDeviation,
