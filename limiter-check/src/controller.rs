@@ -4,7 +4,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use core::time::Duration;
 use limiter_core::{
     Admission, Aimd, AimdConfig, Change, Controller, Epoch, EwmaConfig, EwmaDeviation, F32,
-    Instant, LatencySignal, LimitValue, Outcome, Q32, Ratio, Sample, Vegas, VegasConfig,
+    Gradient2, GradientConfig, Instant, LatencySignal, LimitValue, Outcome, Q32, Ratio, Sample,
+    Vegas, VegasConfig,
 };
 
 /// A configuration as a caller might write it, floats included. One input in eight is taken as
@@ -231,7 +232,7 @@ fn check_step<V: LimitValue>(
     }
 }
 
-/// The same stream through the [`Vegas`] and [`EwmaDeviation`] controllers, sized like the AIMD
+/// The same stream through the [`Vegas`], [`EwmaDeviation`] and [`Gradient2`] controllers, sized like the AIMD
 /// one: bounds, only fresh overloads cut, ignored outcomes move nothing, a reported change matches
 /// the limit's movement.
 fn run_others(config: &AimdConfig, extra: u8, events: &[Event]) {
@@ -258,6 +259,15 @@ fn run_others(config: &AimdConfig, extra: u8, events: &[Event]) {
     // It cuts when an interval ends, whichever sample ends it.
     invariants(ewma, stats.min, stats.max, events, false, |c| {
         u64::from(c.limit())
+    });
+    let gradient = GradientConfig::default()
+        .initial(stats.limit)
+        .bounds(stats.min, stats.max)
+        .smoothing(Ratio::from_bits(1 + u32::from(extra) * 256))
+        .long_window(10 + u32::from(extra));
+    let gradient = Gradient2::new(gradient).expect("a valid configuration");
+    invariants(gradient, stats.min, stats.max, events, true, |c| {
+        c.limit_value().0
     });
 }
 

@@ -20,8 +20,8 @@ pub mod window;
 pub use clock::{Clock, Instant, ManualClock};
 pub use controller::{
     Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller,
-    ControllerStats, Epoch, EwmaConfig, EwmaDeviation, F32, Fixed, LatencySignal, LimitValue, Q32,
-    Sample, Vegas, VegasConfig,
+    ControllerStats, Epoch, EwmaConfig, EwmaDeviation, F32, Fixed, Gradient2, GradientConfig,
+    LatencySignal, LimitValue, Q32, Sample, Vegas, VegasConfig,
 };
 pub use future::Acquire;
 pub use gate::{AtLimit, Gate, QueueFull};

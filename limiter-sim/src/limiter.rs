@@ -2,7 +2,8 @@
 
 use limiter_core::{
     AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch,
-    EwmaConfig, EwmaDeviation, Fixed, Instant, Sample, Vegas, VegasConfig,
+    EwmaConfig, EwmaDeviation, Fixed, Gradient2, GradientConfig, Instant, Sample, Vegas,
+    VegasConfig,
 };
 
 /// A limiter to compare.
@@ -18,6 +19,8 @@ pub enum Limiter {
     Vegas(VegasConfig),
     /// EWMA with a deviation band (Vector's signal).
     Ewma(EwmaConfig),
+    /// Gradient2 with guards (Netflix's algorithm).
+    Gradient(GradientConfig),
     /// Knows the upstream's true capacity at every moment: the physical bound of the comparison.
     Oracle,
 }
@@ -31,6 +34,7 @@ impl Limiter {
             Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
             Limiter::Vegas(c) => SimController::Vegas(Box::new(Vegas::new(*c)?)),
             Limiter::Ewma(c) => SimController::Ewma(Box::new(EwmaDeviation::new(*c)?)),
+            Limiter::Gradient(c) => SimController::Gradient(Box::new(Gradient2::new(*c)?)),
             Limiter::Oracle => SimController::Oracle(Fixed::new(1)?),
         })
     }
@@ -49,6 +53,8 @@ pub enum SimController {
     Vegas(Box<Vegas>),
     /// See [`Limiter::Ewma`].
     Ewma(Box<EwmaDeviation>),
+    /// See [`Limiter::Gradient`].
+    Gradient(Box<Gradient2>),
     /// See [`Limiter::Oracle`]; the engine sets its limit.
     Oracle(Fixed),
 }
@@ -61,6 +67,7 @@ impl SimController {
             SimController::FixedPoint(c) => c.as_ref(),
             SimController::Vegas(c) => c.as_ref(),
             SimController::Ewma(c) => c.as_ref(),
+            SimController::Gradient(c) => c.as_ref(),
         }
     }
 
@@ -71,6 +78,7 @@ impl SimController {
             SimController::FixedPoint(c) => c.as_mut(),
             SimController::Vegas(c) => c.as_mut(),
             SimController::Ewma(c) => c.as_mut(),
+            SimController::Gradient(c) => c.as_mut(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use limiter_core::{AimdConfig, EwmaConfig, Ratio, VegasConfig};
+use limiter_core::{AimdConfig, EwmaConfig, GradientConfig, Ratio, VegasConfig};
 
 use crate::engine::Load;
 use crate::limiter::Limiter;
@@ -23,6 +23,10 @@ pub struct Scenario {
     pub upstream: fn() -> Box<dyn Upstream>,
     /// The limiters, with their labels.
     pub limiters: Vec<(&'static str, Limiter)>,
+}
+
+fn gradient(initial: u32, max: u32) -> GradientConfig {
+    GradientConfig::default().initial(initial).bounds(1, max)
 }
 
 fn ewma(initial: u32, max: u32) -> EwmaConfig {
@@ -84,6 +88,7 @@ fn seed_000() -> Scenario {
             ),
             ("Vegas", Limiter::Vegas(vegas(16, 64))),
             ("EWMA-deviation", Limiter::Ewma(ewma(16, 64))),
+            ("Gradient2", Limiter::Gradient(gradient(16, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -116,6 +121,7 @@ fn seed_004() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -143,6 +149,7 @@ fn slow_no_429() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -170,6 +177,7 @@ fn drop_and_recover() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -197,6 +205,7 @@ fn retry_after() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -230,6 +239,7 @@ fn oscillating() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -260,6 +270,7 @@ fn fairness() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -287,6 +298,7 @@ fn noisy_tenant() -> Scenario {
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
             ("Vegas", Limiter::Vegas(vegas(4, 100))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
             ("oracle", Limiter::Oracle),
         ],
     }
@@ -318,6 +330,7 @@ fn steady_noisy() -> Scenario {
             ),
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }

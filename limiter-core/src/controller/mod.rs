@@ -9,6 +9,7 @@ mod aimd;
 mod arith;
 mod ewma;
 mod fixed;
+mod gradient;
 mod timeline;
 mod vegas;
 
@@ -18,6 +19,7 @@ pub use aimd::{
 pub use arith::{F32, LimitValue, Q32};
 pub use ewma::{EwmaConfig, EwmaDeviation};
 pub use fixed::Fixed;
+pub use gradient::{Gradient2, GradientConfig};
 pub use vegas::{Vegas, VegasConfig};
 
 use crate::{Instant, Outcome};

@@ -1,0 +1,294 @@
+//! Gradient2: the limit follows the ratio of a long-run latency average to the latest latency.
+//!
+//! After Netflix concurrency-limits' `Gradient2Limit`: with `long` an exponential average of
+//! latency over about 600 samples and `rtt` the latest one,
+//! `gradient = clamp(tolerance × long / rtt, 0.5, 1)` and the limit moves towards
+//! `limit × gradient + √limit` (the square root is a queue allowance that keeps probing), by
+//! `smoothing` of the distance per round trip.
+//!
+//! Four guards the original lacks:
+//! - **Per round trip, not per sample.** The original moves `smoothing` of the distance on every
+//!   sample, so at hundreds of samples per round trip it outruns any cut; here each sample moves
+//!   `1/limit` of that.
+//! - **Overload cuts.** A timeout or 429 cuts by `backoff`, once per round trip (the original
+//!   ignores drops altogether).
+//! - **No growth while congested.** When the gradient is below 1, the queue allowance may not
+//!   lift the target above the current limit: with small limits `√limit` outweighs the gradient
+//!   (at 16 and a gradient of 0.8: 12.8 + 4 > 16), and the original drifts upward under load.
+//! - **No baseline inflation.** The long average learns only from latencies within `tolerance` of
+//!   it, so sustained queueing cannot become the norm; when the latest latency is less than half
+//!   the long average (load has passed), the long average decays by 5 % per sample towards it.
+
+use super::arith::{LimitValue, Q32};
+use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
+use crate::{Instant, Outcome, Ratio};
+
+/// Configuration of a [`Gradient2`] controller.
+///
+/// Defaults (Netflix's, plus the guards): initial 4 within `[1, 64]`, `tolerance = 1.5`,
+/// `smoothing = 0.2`, a long window of 600 samples (10 of warm-up), and a cut of 0.8 on overload.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{ConfigError, Gradient2, GradientConfig, Ratio};
+///
+/// assert!(Gradient2::new(GradientConfig::default().bounds(1, 200)).is_ok());
+/// let bad = GradientConfig::default().tolerance(Ratio::from_fraction(1, 2).unwrap());
+/// assert_eq!(Gradient2::new(bad).unwrap_err(), ConfigError::ToleranceOutOfRange);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct GradientConfig {
+    initial: u32,
+    min: u32,
+    max: u32,
+    tolerance: Ratio,
+    smoothing: Ratio,
+    long_window: u32,
+    backoff: Ratio,
+}
+
+impl Default for GradientConfig {
+    fn default() -> Self {
+        GradientConfig {
+            initial: 4,
+            min: 1,
+            max: 64,
+            tolerance: Ratio::from_bits(98_304), // 1.5
+            smoothing: Ratio::from_bits(13_108), // 0.2
+            long_window: 600,
+            backoff: Ratio::from_bits(52_429), // 0.8
+        }
+    }
+}
+
+impl GradientConfig {
+    /// The starting limit.
+    pub const fn initial(mut self, initial: u32) -> Self {
+        self.initial = initial;
+        self
+    }
+
+    /// Floor and ceiling.
+    pub const fn bounds(mut self, min: u32, max: u32) -> Self {
+        self.min = min;
+        self.max = max;
+        self
+    }
+
+    /// How much slower than the long average a latency may be before the gradient drops below 1
+    /// (at least 1).
+    pub const fn tolerance(mut self, tolerance: Ratio) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// The share of the distance to the target covered per sample, above 0 and at most 1.
+    pub const fn smoothing(mut self, smoothing: Ratio) -> Self {
+        self.smoothing = smoothing;
+        self
+    }
+
+    /// Samples the long average spans (at least 10).
+    pub const fn long_window(mut self, samples: u32) -> Self {
+        self.long_window = samples;
+        self
+    }
+
+    /// The cut on an overload outcome, strictly between 0 and 1.
+    pub const fn backoff(mut self, backoff: Ratio) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.min == 0 {
+            return Err(ConfigError::MinIsZero);
+        }
+        if self.min > self.max {
+            return Err(ConfigError::MinAboveMax);
+        }
+        if self.max > super::MAX_LIMIT {
+            return Err(ConfigError::MaxTooLarge);
+        }
+        if self.initial < self.min || self.initial > self.max {
+            return Err(ConfigError::InitialOutOfBounds);
+        }
+        if self.backoff == Ratio::ZERO || self.backoff >= Ratio::ONE {
+            return Err(ConfigError::BackoffOutOfRange);
+        }
+        if self.tolerance < Ratio::ONE {
+            return Err(ConfigError::ToleranceOutOfRange);
+        }
+        if self.smoothing == Ratio::ZERO || self.smoothing > Ratio::ONE {
+            return Err(ConfigError::AlphaOutOfRange);
+        }
+        if self.long_window < 10 {
+            return Err(ConfigError::MinSamplesOutOfRange);
+        }
+        Ok(())
+    }
+}
+
+/// The Gradient2 controller, with its guards. Integer state only ([`Q32`] limit, latencies in
+/// 1/65536 µs).
+///
+/// # Examples
+///
+/// ```
+/// use limiter_core::{Admission, Controller, Gradient2, GradientConfig, Instant, Outcome, Sample};
+///
+/// let mut g = Gradient2::new(GradientConfig::default().initial(16).bounds(1, 100)).unwrap();
+/// for i in 0..200 {
+///     let a = Admission::new(&g, Instant::from_millis(i), g.limit());
+///     g.on_sample(&Sample::new(a, Instant::from_millis(i + 10), Outcome::Success));
+/// }
+/// assert!(g.limit() > 16); // steady latency: the queue allowance keeps probing upwards
+/// ```
+#[derive(Clone, Debug)]
+pub struct Gradient2 {
+    config: GradientConfig,
+    limit: Q32,
+    /// Long-run latency average in 1/65536 µs; 0 before the first sample.
+    long: u64,
+    samples: u32,
+    epoch: Epoch,
+    increases: u64,
+    decreases: u64,
+    at_floor_since: Option<Instant>,
+}
+
+impl Gradient2 {
+    /// A controller with a validated configuration.
+    pub fn new(config: GradientConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Gradient2 {
+            config,
+            limit: Q32::from_u32(config.initial),
+            long: 0,
+            samples: 0,
+            epoch: Epoch(0),
+            increases: 0,
+            decreases: 0,
+            at_floor_since: None,
+        })
+    }
+
+    /// The fractional limit.
+    pub const fn limit_value(&self) -> Q32 {
+        self.limit
+    }
+
+    fn set(&mut self, limit: Q32) -> Change {
+        let limit = limit.clamp_to(self.config.min, self.config.max);
+        let change = match limit.cmp(&self.limit) {
+            core::cmp::Ordering::Greater => {
+                self.increases = self.increases.wrapping_add(1);
+                Change::Increased
+            }
+            core::cmp::Ordering::Less => {
+                self.decreases = self.decreases.wrapping_add(1);
+                Change::Decreased
+            }
+            core::cmp::Ordering::Equal => Change::Unchanged,
+        };
+        self.limit = limit;
+        change
+    }
+
+    /// Feeds a latency (1/65536 µs) to the long average, with the inflation guards.
+    fn learn(&mut self, rtt: u64) {
+        if self.samples < 10 {
+            // Warm-up: a plain running mean.
+            self.samples += 1;
+            let n = u64::from(self.samples);
+            let total = u128::from(self.long) * u128::from(n - 1) + u128::from(rtt);
+            self.long = u64::try_from(total / u128::from(n)).unwrap_or(u64::MAX);
+            return;
+        }
+        if rtt.saturating_mul(2) < self.long {
+            // Load has passed: do not wait 600 samples to believe it.
+            self.long -= self.long / 20;
+        } else if rtt <= self.config.tolerance.mul_u64(self.long) {
+            let window = u64::from(self.config.long_window);
+            self.long = if rtt >= self.long {
+                self.long + (rtt - self.long) / window
+            } else {
+                self.long - (self.long - rtt) / window
+            };
+        }
+    }
+
+    fn on_latency(&mut self, sample: &Sample) -> Change {
+        let rtt = sample.latency_micros().max(1).saturating_mul(1 << 16);
+        self.learn(rtt);
+        let limit = self.limit.whole();
+        if u64::from(sample.admission.in_flight) * 2 < u64::from(limit) {
+            return Change::Unchanged; // not using the limit: nothing to learn about it
+        }
+        // gradient = clamp(tolerance × long / rtt, 0.5, 1) in 1/65536ths.
+        let scaled = u128::from(self.config.tolerance.mul_u64(self.long)) << 16;
+        let gradient = (scaled / u128::from(rtt)).clamp(1 << 15, 1 << 16) as u32;
+        let shrunk = self.limit.shrink(Ratio::from_bits(gradient));
+        let allowance = Q32::from_u32(limit.isqrt());
+        let mut target = Q32(shrunk.0.saturating_add(allowance.0));
+        if gradient < 1 << 16 && target > self.limit {
+            target = self.limit; // congested: no growth from the allowance
+        }
+        // `smoothing` of the distance per round trip: each of the `limit` samples of a round
+        // trip covers `1/limit` of it, so the pace does not depend on the request rate.
+        let s = self.config.smoothing;
+        let per_sample = |distance: u64| s.mul_u64(distance) / u64::from(limit.max(1));
+        let next = if target >= self.limit {
+            Q32(self.limit.0 + per_sample(target.0 - self.limit.0))
+        } else {
+            Q32(self.limit.0 - per_sample(self.limit.0 - target.0))
+        };
+        self.set(next)
+    }
+}
+
+impl Controller for Gradient2 {
+    fn limit(&self) -> u32 {
+        self.limit.whole()
+    }
+
+    fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    fn on_sample(&mut self, sample: &Sample) -> Change {
+        let change = match sample.outcome {
+            Outcome::Ignore => Change::Unchanged,
+            Outcome::Overload if sample.admission.epoch != self.epoch => Change::Unchanged,
+            Outcome::Overload => {
+                self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+                if self.set(self.limit.shrink(self.config.backoff)) == Change::Unchanged {
+                    self.decreases = self.decreases.wrapping_add(1); // at the floor: still a cut
+                }
+                Change::Decreased
+            }
+            Outcome::Success => self.on_latency(sample),
+        };
+        if self.limit.whole() <= self.config.min {
+            self.at_floor_since.get_or_insert(sample.completed_at);
+        } else {
+            self.at_floor_since = None;
+        }
+        change
+    }
+
+    fn stats(&self) -> ControllerStats {
+        ControllerStats {
+            limit: self.limit.whole(),
+            min: self.config.min,
+            max: self.config.max,
+            baseline_micros: (self.samples > 0)
+                .then(|| u32::try_from(self.long >> 16).unwrap_or(u32::MAX)),
+            increases: self.increases,
+            decreases: self.decreases,
+            at_floor_since: self.at_floor_since,
+        }
+    }
+}
