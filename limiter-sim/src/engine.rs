@@ -105,6 +105,9 @@ pub struct Metrics {
     /// The first client's limit over time: (µs, limit) at every change, while the load ran.
     #[serde(skip)]
     pub limit_series: Vec<(u64, u32)>,
+    /// Every served call: (completed at, service time), µs, in completion order.
+    #[serde(skip)]
+    pub served: Vec<(u64, u64)>,
 }
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -197,6 +200,8 @@ struct Calls<'g, 'c> {
     rejected: u64,
     last_rejected: Option<u64>,
     service: Vec<u64>,
+    /// (completed at, service time) of each served call.
+    served: Vec<(u64, u64)>,
     waits: Vec<u64>,
 }
 
@@ -235,6 +240,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             ReplyKey::Ok => {
                 self.ok += 1;
                 self.service.push(now - started);
+                self.served.push((now, now - started));
                 permit.success();
             }
             ReplyKey::Throttled(hint) => {
@@ -308,6 +314,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             rejected: 0,
             last_rejected: None,
             service: Vec::new(),
+            served: Vec::new(),
             waits: Vec::new(),
         }
     }
@@ -506,6 +513,14 @@ fn summarise(
         fairness: jain(&ok_per_client),
         ok_per_client,
         limit_series: Vec::new(),
+        served: {
+            let mut all: Vec<(u64, u64)> = clients
+                .iter()
+                .flat_map(|c| c.served.iter().copied())
+                .collect();
+            all.sort_unstable();
+            all
+        },
     }
 }
 

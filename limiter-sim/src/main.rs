@@ -59,11 +59,13 @@ fn main() -> ExitCode {
             println!("{}", report::table(s, &r));
         }
         if let Some(dir) = &plot_dir {
-            match plot::limits(s, &r, dir) {
-                Ok(path) => eprintln!("limiter-sim: wrote {}", path.display()),
-                Err(e) => {
-                    eprintln!("limiter-sim: cannot plot {}: {e}", s.name);
-                    return ExitCode::FAILURE;
+            for chart in [plot::limits, plot::latency] {
+                match chart(s, &r, dir) {
+                    Ok(path) => eprintln!("limiter-sim: wrote {}", path.display()),
+                    Err(e) => {
+                        eprintln!("limiter-sim: cannot plot {}: {e}", s.name);
+                        return ExitCode::FAILURE;
+                    }
                 }
             }
         }

@@ -180,6 +180,8 @@ fn plots_are_written_as_svg() {
     ]);
     let svg = std::fs::read_to_string(dir.join("seed-000.svg")).expect("the chart");
     assert!(svg.starts_with("<svg") && svg.contains("AIMD f32") && svg.contains("oracle"));
+    let p95 = std::fs::read_to_string(dir.join("seed-000-p95.svg")).expect("the latency chart");
+    assert!(p95.starts_with("<svg") && p95.contains("p95 service time"));
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
 
