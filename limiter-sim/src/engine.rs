@@ -66,6 +66,18 @@ impl Load {
     }
 }
 
+/// How failed calls (429, timeout) are retried. Retries go through the limiter like first
+/// attempts.
+#[derive(Clone, Debug)]
+pub struct Retry {
+    /// Attempts per call, the first included.
+    pub max_attempts: u32,
+    /// Backoff before the first retry, µs; doubled for each further one, with ±50 % jitter.
+    pub backoff_us: u64,
+    /// At most `10 + budget × first attempts` retries in all; `None`: no budget.
+    pub budget: Option<f64>,
+}
+
 /// What one run measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Metrics {
@@ -77,6 +89,10 @@ pub struct Metrics {
     pub timed_out: u64,
     /// Calls the limiter turned away because its queue of waiters was full.
     pub rejected: u64,
+    /// Attempts that were retries.
+    pub retries: u64,
+    /// All attempts per first attempt (1 without retries).
+    pub retry_amplification: f64,
     /// Calls served per second, over the whole run (the load, then the drain of what it left).
     pub throughput_per_s: f64,
     /// Service time of served calls (admission to answer), percentiles, ms.
@@ -199,6 +215,10 @@ struct Calls<'g, 'c> {
     timed_out: u64,
     rejected: u64,
     last_rejected: Option<u64>,
+    /// Attempt number of each call in progress (1 for a first attempt).
+    attempt: BTreeMap<u64, u32>,
+    first_attempts: u64,
+    retries: u64,
     service: Vec<u64>,
     /// (completed at, service time) of each served call.
     served: Vec<(u64, u64)>,
@@ -209,6 +229,10 @@ impl<'g, 'c> Calls<'g, 'c> {
     /// A call arrives: admitted at once, or queued in the gate.
     fn arrive(&mut self, id: u64, now: u64) -> Option<Permit<&'g SimGate<'c>>> {
         self.arrived.insert(id, now);
+        if let std::collections::btree_map::Entry::Vacant(first) = self.attempt.entry(id) {
+            first.insert(1);
+            self.first_attempts += 1;
+        }
         let flag = Arc::new(Flag::default());
         let mut acquire = self.gate.acquire();
         let waker = Waker::from(Arc::clone(&flag));
@@ -217,6 +241,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             Poll::Ready(Err(_)) => {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
+                self.attempt.remove(&id);
                 self.rejected += 1;
                 self.last_rejected = Some(id);
                 None
@@ -226,6 +251,19 @@ impl<'g, 'c> Calls<'g, 'c> {
                 None
             }
         }
+    }
+
+    /// When the failed `attempt` is tried again, if the policy and its budget allow.
+    fn retry_at(&mut self, policy: &Retry, attempt: u32, now: u64, rng: &mut Rng) -> Option<u64> {
+        let within_budget = policy
+            .budget
+            .is_none_or(|ratio| (self.retries as f64) < 10.0 + ratio * self.first_attempts as f64);
+        if attempt >= policy.max_attempts || !within_budget {
+            return None;
+        }
+        self.retries += 1;
+        let backoff = policy.backoff_us << (attempt - 1).min(20);
+        Some(now + (backoff as f64 * (0.5 + rng.unit())) as u64)
     }
 
     /// Whether call `id` was the last one turned away by a full queue.
@@ -313,6 +351,9 @@ impl<'g, 'c> Calls<'g, 'c> {
             timed_out: 0,
             rejected: 0,
             last_rejected: None,
+            attempt: BTreeMap::new(),
+            first_attempts: 0,
+            retries: 0,
             service: Vec::new(),
             served: Vec::new(),
             waits: Vec::new(),
@@ -326,7 +367,13 @@ impl<'g, 'c> Calls<'g, 'c> {
 /// # Panics
 ///
 /// If the limiter's configuration is invalid.
-pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed: u64) -> Metrics {
+pub fn run(
+    loads: &[Load],
+    upstream: &mut dyn Upstream,
+    limiter: &Limiter,
+    retry: Option<&Retry>,
+    seed: u64,
+) -> Metrics {
     let clock = ManualClock::new();
     let gates: Vec<Box<SimGate<'_>>> = loads
         .iter()
@@ -357,14 +404,7 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
     while let Some((now, event)) = events.pop() {
         clock.set(Instant::from_micros(now));
         if matches!(limiter, Limiter::Oracle) {
-            for (i, gate) in gates.iter().enumerate() {
-                let limit = upstream.oracle_limit(now, i, gates.len());
-                gate.with_controller(|c| {
-                    if let SimController::Oracle(f) = c {
-                        f.set_limit(limit).expect("at least 1");
-                    }
-                });
-            }
+            set_oracles(&gates, upstream, now);
         }
         match event {
             Event::Arrive(client, id) => {
@@ -380,9 +420,23 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
             }
             Event::Done(client, id, reply) => {
                 upstream.end(client);
-                clients[client].end(id, reply, now);
+                let calls = &mut clients[client];
+                calls.end(id, reply, now);
+                let attempt = calls.attempt.remove(&id).unwrap_or(1);
+                let retry_at = match retry {
+                    Some(policy) if reply != ReplyKey::Ok => {
+                        calls.retry_at(policy, attempt, now, &mut rng)
+                    }
+                    _ => None,
+                };
+                let retried = retry_at.is_some();
+                if let Some(at) = retry_at {
+                    events.push(at, Event::Arrive(client, next_id));
+                    calls.attempt.insert(next_id, attempt + 1);
+                    next_id += 1;
+                }
                 if let Load::Closed { until_us, .. } = loads[client] {
-                    if now < until_us {
+                    if now < until_us && !retried {
                         events.push(now, Event::Arrive(client, next_id));
                         next_id += 1;
                     }
@@ -424,6 +478,18 @@ pub fn run(loads: &[Load], upstream: &mut dyn Upstream, limiter: &Limiter, seed:
     series.push((until, final_limits[0]));
     metrics.limit_series = series;
     metrics
+}
+
+/// Sets each oracle's limit to its client's fair share of the capacity at `now`.
+fn set_oracles(gates: &[Box<SimGate<'_>>], upstream: &dyn Upstream, now: u64) {
+    for (i, gate) in gates.iter().enumerate() {
+        let limit = upstream.oracle_limit(now, i, gates.len());
+        gate.with_controller(|c| {
+            if let SimController::Oracle(f) = c {
+                f.set_limit(limit).expect("at least 1");
+            }
+        });
+    }
 }
 
 /// Queues the first arrivals of every client; returns the next free call id.
@@ -499,6 +565,12 @@ fn summarise(
         throttled: clients.iter().map(|c| c.throttled).sum(),
         timed_out: clients.iter().map(|c| c.timed_out).sum(),
         rejected: clients.iter().map(|c| c.rejected).sum(),
+        retries: clients.iter().map(|c| c.retries).sum(),
+        retry_amplification: {
+            let first: u64 = clients.iter().map(|c| c.first_attempts).sum();
+            let retries: u64 = clients.iter().map(|c| c.retries).sum();
+            (first + retries) as f64 / first.max(1) as f64
+        },
         throughput_per_s: ok as f64 / (until.max(clock.now().as_micros()) as f64 / 1e6),
         p50_ms: percentile_ms(&service, 0.50),
         p95_ms: percentile_ms(&service, 0.95),

@@ -31,6 +31,7 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
                 &scenario.clients,
                 (scenario.upstream)().as_mut(),
                 limiter,
+                scenario.retry.as_ref(),
                 seed,
             ),
         })
@@ -42,7 +43,7 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     let mut out = format!("{}: {}\n", scenario.name, scenario.about);
     let _ = writeln!(
         out,
-        "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5}",
+        "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5} {:>6}",
         "limiter",
         "ok",
         "429",
@@ -57,13 +58,14 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
         "final",
         "cuts",
         "drained",
-        "fair"
+        "fair",
+        "retry×"
     );
     for r in rows {
         let m = &r.metrics;
         let _ = writeln!(
             out,
-            "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2}",
+            "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2} {:>6.2}",
             r.limiter,
             m.ok,
             m.throttled,
@@ -79,7 +81,8 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
             m.final_limit,
             m.decreases,
             m.drained_at_ms,
-            m.fairness
+            m.fairness,
+            m.retry_amplification
         );
     }
     out

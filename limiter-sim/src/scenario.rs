@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use limiter_core::{AimdConfig, EwmaConfig, GradientConfig, Ratio, VegasConfig};
 
-use crate::engine::Load;
+use crate::engine::{Load, Retry};
 use crate::limiter::Limiter;
-use crate::upstream::{PerClient, Queueing, Quota, Schedule, Upstream};
+use crate::upstream::{Outage, PerClient, Queueing, Quota, Schedule, Upstream};
 
 const MS: u64 = 1_000;
 const S: u64 = 1_000_000;
@@ -23,6 +23,8 @@ pub struct Scenario {
     pub upstream: fn() -> Box<dyn Upstream>,
     /// The limiters, with their labels.
     pub limiters: Vec<(&'static str, Limiter)>,
+    /// Whether and how failed calls are retried.
+    pub retry: Option<Retry>,
 }
 
 fn gradient(initial: u32, max: u32) -> GradientConfig {
@@ -57,6 +59,8 @@ pub fn all() -> Vec<Scenario> {
         fairness(),
         noisy_tenant(),
         steady_noisy(),
+        retry_storm("retry-storm", None),
+        retry_storm("retry-storm-budget", Some(0.1)),
     ]
 }
 
@@ -69,6 +73,7 @@ fn seed_000() -> Scenario {
             tick_us: MS,
             until_us: 500 * MS,
         }],
+        retry: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 16), (250 * MS, 4)]),
@@ -102,6 +107,7 @@ fn seed_004() -> Scenario {
             workers: 200,
             until_us: 30 * S,
         }],
+        retry: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
@@ -135,6 +141,7 @@ fn slow_no_429() -> Scenario {
             workers: 64,
             until_us: 10 * S,
         }],
+        retry: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 8)]),
@@ -163,6 +170,7 @@ fn drop_and_recover() -> Scenario {
             workers: 200,
             until_us: 15 * S,
         }],
+        retry: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 50), (5 * S, 5), (10 * S, 50)]),
@@ -191,6 +199,7 @@ fn retry_after() -> Scenario {
             workers: 200,
             until_us: 10 * S,
         }],
+        retry: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 20)]),
@@ -229,6 +238,7 @@ fn oscillating() -> Scenario {
             workers: 200,
             until_us: 20 * S,
         }],
+        retry: None,
         upstream: || {
             let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
             Box::new(quota(steps.collect(), false))
@@ -256,6 +266,7 @@ fn fairness() -> Scenario {
             };
             10
         ],
+        retry: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 40)]),
@@ -287,6 +298,7 @@ fn noisy_tenant() -> Scenario {
             };
             2
         ],
+        retry: None,
         upstream: || {
             Box::new(PerClient(vec![
                 quota(vec![(0, 5)], false),
@@ -312,6 +324,7 @@ fn steady_noisy() -> Scenario {
             rate_per_s: 200.0,
             until_us: 30 * S,
         }],
+        retry: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 8)]),
@@ -331,6 +344,44 @@ fn steady_noisy() -> Scenario {
             ("Vegas", Limiter::Vegas(vegas(4, 64))),
             ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
             ("Gradient2", Limiter::Gradient(gradient(4, 64))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn retry_storm(name: &'static str, budget: Option<f64>) -> Scenario {
+    Scenario {
+        name,
+        about: if budget.is_some() {
+            "as retry-storm, with retries held to 10 % of first attempts (plus 10)"
+        } else {
+            "capacity 20 fails every call from 2 s to 4 s; 100 callers retry up to 3 times, 10 s"
+        },
+        clients: vec![Load::Closed {
+            workers: 100,
+            until_us: 10 * S,
+        }],
+        retry: Some(Retry {
+            max_attempts: 4,
+            backoff_us: 20 * MS,
+            budget,
+        }),
+        upstream: || {
+            Box::new(Outage {
+                inner: Queueing {
+                    capacity: Schedule(vec![(0, 20)]),
+                    base_us: 10 * MS,
+                    hard_cap: Some(40),
+                    jitter_us: MS,
+                    in_flight: 0,
+                },
+                from_us: 2 * S,
+                to_us: 4 * S,
+            })
+        },
+        limiters: vec![
+            ("fixed 30", Limiter::Fixed(30)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }

@@ -174,3 +174,36 @@ impl Upstream for PerClient {
         self.0[client].oracle_limit(now, 0, 1)
     }
 }
+
+/// Another upstream that fails every call (a timeout after its base latency) during an outage.
+#[derive(Clone, Debug)]
+pub struct Outage {
+    /// The upstream outside the outage.
+    pub inner: Queueing,
+    /// When the outage starts, µs.
+    pub from_us: u64,
+    /// When it ends, µs.
+    pub to_us: u64,
+}
+
+impl Upstream for Outage {
+    fn start(&mut self, now: u64, client: usize, rng: &mut Rng) -> Call {
+        let call = self.inner.start(now, client, rng);
+        if (self.from_us..self.to_us).contains(&now) {
+            Call {
+                duration_us: self.inner.base_us,
+                reply: Reply::Timeout,
+            }
+        } else {
+            call
+        }
+    }
+
+    fn end(&mut self, client: usize) {
+        self.inner.end(client);
+    }
+
+    fn oracle_limit(&self, now: u64, client: usize, clients: usize) -> u32 {
+        self.inner.oracle_limit(now, client, clients)
+    }
+}

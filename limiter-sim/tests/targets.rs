@@ -192,3 +192,23 @@ fn a_healthy_noisy_dependency_is_not_throttled() {
     let wait = metric(r, "steady-noisy", "AIMD defaults", "wait_p95_ms");
     assert!(wait <= 2.0, "calls queued in the limiter: p95 {wait} ms");
 }
+
+#[test]
+fn a_retry_budget_bounds_amplification_and_aimd_avoids_the_storm() {
+    let r = rows();
+    let unbounded = metric(r, "retry-storm", "fixed 30", "retry_amplification");
+    let budgeted = metric(r, "retry-storm-budget", "fixed 30", "retry_amplification");
+    assert!(
+        unbounded > 1.5,
+        "a fixed limit through an outage retries a lot: {unbounded}"
+    );
+    assert!(
+        budgeted <= 1.1 + 0.01,
+        "10 % budget (plus 10 retries): {budgeted}"
+    );
+    // AIMD cuts during the outage, so few calls fail and few are retried, budget or not.
+    for scenario in ["retry-storm", "retry-storm-budget"] {
+        let amplification = metric(r, scenario, "AIMD defaults", "retry_amplification");
+        assert!(amplification <= 1.05, "{scenario}: {amplification}");
+    }
+}
