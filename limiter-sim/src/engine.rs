@@ -113,6 +113,10 @@ pub struct Metrics {
     pub decreases: u64,
     /// When the last call ended, ms.
     pub drained_at_ms: f64,
+    /// Time to stabilise: from the last change of the true capacity (the oracle's limit) until
+    /// the first client's limit stays within half and one and a half times it, ms (a limit that
+    /// never settles counts until the load ends). `None` where the capacity never changes.
+    pub settle_ms: Option<f64>,
     /// Calls served, per client.
     pub ok_per_client: Vec<u64>,
     /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
@@ -400,6 +404,8 @@ pub fn run(
     let mut next_id = schedule_arrivals(loads, &mut events, &mut rng);
     let mut final_limits: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
     let mut series: Vec<(u64, u32)> = Vec::new();
+    // (time, first client's limit, its oracle limit) after each event, while the load runs.
+    let mut against_capacity: Vec<(u64, u32, u32)> = Vec::new();
 
     while let Some((now, event)) = events.pop() {
         clock.set(Instant::from_micros(now));
@@ -458,6 +464,9 @@ pub fn run(
                 if i == 0 && series.last().is_none_or(|&(_, l)| l != limit) {
                     series.push((now, limit));
                 }
+                if i == 0 {
+                    against_capacity.push((now, limit, upstream.oracle_limit(now, 0, gates.len())));
+                }
             }
         }
     }
@@ -477,7 +486,29 @@ pub fn run(
     );
     series.push((until, final_limits[0]));
     metrics.limit_series = series;
+    metrics.settle_ms = settle_time(&against_capacity);
     metrics
+}
+
+/// See [`Metrics::settle_ms`].
+fn settle_time(trace: &[(u64, u32, u32)]) -> Option<f64> {
+    let changed = trace
+        .windows(2)
+        .filter(|w| w[0].2 != w[1].2)
+        .map(|w| w[1].0)
+        .last()?;
+    let outside = |&&(_, limit, oracle): &&(u64, u32, u32)| {
+        let (l, o) = (f64::from(limit), f64::from(oracle));
+        l < 0.5 * o || l > 1.5 * o
+    };
+    let last_outside = trace
+        .iter()
+        .filter(|e| e.0 >= changed)
+        .filter(outside)
+        .map(|e| e.0)
+        .last()
+        .unwrap_or(changed);
+    Some((last_outside - changed) as f64 / 1e3)
 }
 
 /// Sets each oracle's limit to its client's fair share of the capacity at `now`.
@@ -582,6 +613,7 @@ fn summarise(
             / final_limits.len().max(1) as u64) as u32,
         decreases: gates.iter().map(|g| g.snapshot().decreases).sum(),
         drained_at_ms: clock.now().as_micros() as f64 / 1e3,
+        settle_ms: None,
         fairness: jain(&ok_per_client),
         ok_per_client,
         limit_series: Vec::new(),

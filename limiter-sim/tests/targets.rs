@@ -212,3 +212,12 @@ fn a_retry_budget_bounds_amplification_and_aimd_avoids_the_storm() {
         assert!(amplification <= 1.05, "{scenario}: {amplification}");
     }
 }
+
+#[test]
+fn adaptive_limits_settle_after_the_capacity_changes_and_fixed_ones_do_not() {
+    let r = rows();
+    let aimd = metric(r, "seed-004", "AIMD defaults", "settle_ms");
+    assert!(aimd <= 2_000.0, "AIMD settled after {aimd} ms");
+    assert!(metric(r, "seed-004", "fixed 4", "settle_ms") >= 9_000.0);
+    assert_eq!(metric(r, "seed-004", "oracle", "settle_ms"), 0.0);
+}
