@@ -426,27 +426,19 @@ pub fn run(
             }
             Event::Done(client, id, reply) => {
                 upstream.end(client);
-                let calls = &mut clients[client];
-                calls.end(id, reply, now);
-                let attempt = calls.attempt.remove(&id).unwrap_or(1);
-                let retry_at = match retry {
-                    Some(policy) if reply != ReplyKey::Ok => {
-                        calls.retry_at(policy, attempt, now, &mut rng)
-                    }
-                    _ => None,
+                let next = Next {
+                    retry,
+                    load: &loads[client],
+                    now,
                 };
-                let retried = retry_at.is_some();
-                if let Some(at) = retry_at {
-                    events.push(at, Event::Arrive(client, next_id));
-                    calls.attempt.insert(next_id, attempt + 1);
-                    next_id += 1;
-                }
-                if let Load::Closed { until_us, .. } = loads[client] {
-                    if now < until_us && !retried {
-                        events.push(now, Event::Arrive(client, next_id));
-                        next_id += 1;
-                    }
-                }
+                next.after(
+                    &mut clients[client],
+                    id,
+                    reply,
+                    &mut rng,
+                    &mut events,
+                    &mut next_id,
+                );
             }
         }
         // Any client's gate may have woken waiters (a release, an oracle raise): run them all.
@@ -456,18 +448,18 @@ pub fn run(
             }
         }
         // The limits in force from now until the next event.
-        for (i, gate) in gates.iter().enumerate() {
-            let limit = gate.limit();
-            traces[i].observe(now, limit, until);
-            if now <= until {
-                final_limits[i] = limit;
-                if i == 0 && series.last().is_none_or(|&(_, l)| l != limit) {
-                    series.push((now, limit));
-                }
-                if i == 0 {
-                    against_capacity.push((now, limit, upstream.oracle_limit(now, 0, gates.len())));
-                }
-            }
+        if now <= until {
+            final_limits = gates.iter().map(|g| g.limit()).collect();
+            record(
+                &mut series,
+                &mut against_capacity,
+                now,
+                final_limits[0],
+                || upstream.oracle_limit(now, 0, gates.len()),
+            );
+        }
+        for (trace, gate) in traces.iter_mut().zip(&gates) {
+            trace.observe(now, gate.limit(), until);
         }
     }
     assert!(
@@ -490,13 +482,27 @@ pub fn run(
     metrics
 }
 
+/// Notes the first client's limit at `now` (on change) and against its capacity.
+fn record(
+    series: &mut Vec<(u64, u32)>,
+    against_capacity: &mut Vec<(u64, u32, u32)>,
+    now: u64,
+    limit: u32,
+    oracle: impl FnOnce() -> u32,
+) {
+    if series.last().is_none_or(|&(_, l)| l != limit) {
+        series.push((now, limit));
+    }
+    against_capacity.push((now, limit, oracle()));
+}
+
 /// See [`Metrics::settle_ms`].
 fn settle_time(trace: &[(u64, u32, u32)]) -> Option<f64> {
     let changed = trace
         .windows(2)
         .filter(|w| w[0].2 != w[1].2)
         .map(|w| w[1].0)
-        .last()?;
+        .next_back()?;
     let outside = |&&(_, limit, oracle): &&(u64, u32, u32)| {
         let (l, o) = (f64::from(limit), f64::from(oracle));
         l < 0.5 * o || l > 1.5 * o
@@ -506,9 +512,43 @@ fn settle_time(trace: &[(u64, u32, u32)]) -> Option<f64> {
         .filter(|e| e.0 >= changed)
         .filter(outside)
         .map(|e| e.0)
-        .last()
+        .next_back()
         .unwrap_or(changed);
     Some((last_outside - changed) as f64 / 1e3)
+}
+
+/// What follows a call's end: a retry, or the closed-loop caller's next call.
+struct Next<'a> {
+    retry: Option<&'a Retry>,
+    load: &'a Load,
+    now: u64,
+}
+
+impl Next<'_> {
+    fn after(
+        &self,
+        calls: &mut Calls<'_, '_>,
+        id: u64,
+        reply: ReplyKey,
+        rng: &mut Rng,
+        events: &mut Events,
+        next_id: &mut u64,
+    ) {
+        calls.end(id, reply, self.now);
+        let attempt = calls.attempt.remove(&id).unwrap_or(1);
+        let retry_at = match self.retry {
+            Some(policy) if reply != ReplyKey::Ok => calls.retry_at(policy, attempt, self.now, rng),
+            _ => None,
+        };
+        if let Some(at) = retry_at {
+            events.push(at, Event::Arrive(calls.client, *next_id));
+            calls.attempt.insert(*next_id, attempt + 1);
+            *next_id += 1;
+        } else if matches!(self.load, Load::Closed { until_us, .. } if self.now < *until_us) {
+            events.push(self.now, Event::Arrive(calls.client, *next_id));
+            *next_id += 1;
+        }
+    }
 }
 
 /// Sets each oracle's limit to its client's fair share of the capacity at `now`.
