@@ -113,10 +113,10 @@ pub struct Metrics {
     pub decreases: u64,
     /// When the last call ended, ms.
     pub drained_at_ms: f64,
-    /// Time to stabilise: from the last change of the true capacity (the oracle's limit) until
-    /// the first client's limit stays within half and one and a half times it, ms (a limit that
-    /// never settles counts until the load ends). `None` where the capacity never changes.
-    pub settle_ms: Option<f64>,
+    /// Time to stabilise: from the last change of the true capacity (the oracle's limit, or the
+    /// start if it never changes) until the first client's limit stays within half and one and a
+    /// half times it, ms. A limit that never settles counts until the load ends.
+    pub settle_ms: f64,
     /// Calls served, per client.
     pub ok_per_client: Vec<u64>,
     /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
@@ -497,12 +497,13 @@ fn record(
 }
 
 /// See [`Metrics::settle_ms`].
-fn settle_time(trace: &[(u64, u32, u32)]) -> Option<f64> {
+fn settle_time(trace: &[(u64, u32, u32)]) -> f64 {
     let changed = trace
         .windows(2)
         .filter(|w| w[0].2 != w[1].2)
         .map(|w| w[1].0)
-        .next_back()?;
+        .next_back()
+        .unwrap_or(0);
     let outside = |&&(_, limit, oracle): &&(u64, u32, u32)| {
         let (l, o) = (f64::from(limit), f64::from(oracle));
         l < 0.5 * o || l > 1.5 * o
@@ -514,7 +515,7 @@ fn settle_time(trace: &[(u64, u32, u32)]) -> Option<f64> {
         .map(|e| e.0)
         .next_back()
         .unwrap_or(changed);
-    Some((last_outside - changed) as f64 / 1e3)
+    (last_outside - changed) as f64 / 1e3
 }
 
 /// What follows a call's end: a retry, or the closed-loop caller's next call.
@@ -653,7 +654,7 @@ fn summarise(
             / final_limits.len().max(1) as u64) as u32,
         decreases: gates.iter().map(|g| g.snapshot().decreases).sum(),
         drained_at_ms: clock.now().as_micros() as f64 / 1e3,
-        settle_ms: None,
+        settle_ms: 0.0,
         fairness: jain(&ok_per_client),
         ok_per_client,
         limit_series: Vec::new(),

@@ -59,6 +59,7 @@ pub fn all() -> Vec<Scenario> {
         fairness(),
         noisy_tenant(),
         steady_noisy(),
+        hang(),
         retry_storm("retry-storm", None),
         retry_storm("retry-storm-budget", Some(0.1)),
     ]
@@ -80,6 +81,7 @@ fn seed_000() -> Scenario {
                 base_us: 5 * MS,
                 hard_cap: Some(25),
                 jitter_us: 0,
+                timeout_us: None,
                 in_flight: 0,
             })
         },
@@ -148,6 +150,7 @@ fn slow_no_429() -> Scenario {
                 base_us: 10 * MS,
                 hard_cap: None,
                 jitter_us: MS,
+                timeout_us: None,
                 in_flight: 0,
             })
         },
@@ -273,6 +276,7 @@ fn fairness() -> Scenario {
                 base_us: 10 * MS,
                 hard_cap: Some(80),
                 jitter_us: MS,
+                timeout_us: None,
                 in_flight: 0,
             })
         },
@@ -331,6 +335,7 @@ fn steady_noisy() -> Scenario {
                 base_us: 10 * MS,
                 hard_cap: None,
                 jitter_us: 3 * MS,
+                timeout_us: None,
                 in_flight: 0,
             })
         },
@@ -373,6 +378,7 @@ fn retry_storm(name: &'static str, budget: Option<f64>) -> Scenario {
                     base_us: 10 * MS,
                     hard_cap: Some(40),
                     jitter_us: MS,
+                    timeout_us: None,
                     in_flight: 0,
                 },
                 from_us: 2 * S,
@@ -382,6 +388,34 @@ fn retry_storm(name: &'static str, budget: Option<f64>) -> Scenario {
         limiters: vec![
             ("fixed 30", Limiter::Fixed(30)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("oracle", Limiter::Oracle),
+        ],
+    }
+}
+
+fn hang() -> Scenario {
+    Scenario {
+        name: "hang",
+        about: "capacity 10; past 20 in flight the server stops answering; 1 s client timeout; 60 callers, 20 s",
+        clients: vec![Load::Closed {
+            workers: 60,
+            until_us: 20 * S,
+        }],
+        retry: None,
+        upstream: || {
+            Box::new(Queueing {
+                capacity: Schedule(vec![(0, 10)]),
+                base_us: 20 * MS,
+                hard_cap: Some(20),
+                jitter_us: 2 * MS,
+                timeout_us: Some(S),
+                in_flight: 0,
+            })
+        },
+        limiters: vec![
+            ("fixed 30", Limiter::Fixed(30)),
+            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
             ("oracle", Limiter::Oracle),
         ],
     }

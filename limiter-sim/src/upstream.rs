@@ -67,8 +67,12 @@ pub struct Queueing {
     pub capacity: Schedule,
     /// Service time at or below capacity, µs.
     pub base_us: u64,
-    /// In-flight above which calls time out (after `base_us`); `None`: never.
+    /// In-flight above which calls fail; `None`: never.
     pub hard_cap: Option<u32>,
+    /// The client's timeout, µs: a call over the hard cap hangs until it (a server that stops
+    /// answering), and any slower call times out at it. `None`: calls over the cap fail after
+    /// `base_us`, as in the seed.
+    pub timeout_us: Option<u64>,
     /// Mean of an exponential jitter added to each call, µs (0: none).
     pub jitter_us: u64,
     /// Calls in flight.
@@ -85,14 +89,21 @@ impl Upstream for Queueing {
         };
         if self.hard_cap.is_some_and(|cap| self.in_flight > cap) {
             return Call {
-                duration_us: self.base_us,
+                duration_us: self.timeout_us.unwrap_or(self.base_us),
                 reply: Reply::Timeout,
             };
         }
         let over = self.in_flight.saturating_sub(self.capacity.at(now));
-        Call {
-            duration_us: self.base_us * (1 + u64::from(over)) + jitter,
-            reply: Reply::Ok,
+        let duration_us = self.base_us * (1 + u64::from(over)) + jitter;
+        match self.timeout_us {
+            Some(timeout) if duration_us > timeout => Call {
+                duration_us: timeout,
+                reply: Reply::Timeout,
+            },
+            _ => Call {
+                duration_us,
+                reply: Reply::Ok,
+            },
         }
     }
 

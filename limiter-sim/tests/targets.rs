@@ -221,3 +221,13 @@ fn adaptive_limits_settle_after_the_capacity_changes_and_fixed_ones_do_not() {
     assert!(metric(r, "seed-004", "fixed 4", "settle_ms") >= 9_000.0);
     assert_eq!(metric(r, "seed-004", "oracle", "settle_ms"), 0.0);
 }
+
+#[test]
+fn a_server_that_stops_answering_is_avoided() {
+    let r = rows();
+    let oracle = metric(r, "hang", "oracle", "ok");
+    assert!(metric(r, "hang", "AIMD defaults", "ok") >= 0.6 * oracle);
+    assert!(metric(r, "hang", "AIMD defaults", "timed_out") <= 0.01 * oracle);
+    // A fixed limit above the point where the server hangs gets almost nothing through.
+    assert!(metric(r, "hang", "fixed 30", "timed_out") > metric(r, "hang", "fixed 30", "ok"));
+}
