@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
@@ -146,12 +146,17 @@ enum ReplyKey {
     Timeout,
 }
 
-#[derive(Default)]
-struct Flag(AtomicBool);
+/// One waiter's waker: marks the waiter, and counts a wakeup for its client so that clients
+/// nobody woke are not scanned.
+struct Flag {
+    set: AtomicBool,
+    client_wakeups: Arc<AtomicUsize>,
+}
 
 impl Wake for Flag {
     fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::SeqCst);
+        self.set.store(true, Ordering::SeqCst);
+        self.client_wakeups.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -219,6 +224,8 @@ struct Calls<'g, 'c> {
     timed_out: u64,
     rejected: u64,
     last_rejected: Option<u64>,
+    /// Wakeups of this client's waiters not yet acted on.
+    wakeups: Arc<AtomicUsize>,
     /// Attempt number of each call in progress (1 for a first attempt).
     attempt: BTreeMap<u64, u32>,
     first_attempts: u64,
@@ -237,7 +244,10 @@ impl<'g, 'c> Calls<'g, 'c> {
             first.insert(1);
             self.first_attempts += 1;
         }
-        let flag = Arc::new(Flag::default());
+        let flag = Arc::new(Flag {
+            set: AtomicBool::new(false),
+            client_wakeups: Arc::clone(&self.wakeups),
+        });
         let mut acquire = self.gate.acquire();
         let waker = Waker::from(Arc::clone(&flag));
         match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
@@ -301,10 +311,13 @@ impl<'g, 'c> Calls<'g, 'c> {
 
     /// Resumes every waiter the gate woke, oldest first; each must come out admitted.
     fn resume_woken(&mut self) -> Vec<(u64, Permit<&'g SimGate<'c>>)> {
+        if self.wakeups.swap(0, Ordering::SeqCst) == 0 {
+            return Vec::new();
+        }
         let woken: Vec<u64> = self
             .waiting
             .iter()
-            .filter(|(_, (_, f))| f.0.load(Ordering::SeqCst))
+            .filter(|(_, (_, f))| f.set.load(Ordering::SeqCst))
             .map(|(id, _)| *id)
             .collect();
         woken
@@ -355,6 +368,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             timed_out: 0,
             rejected: 0,
             last_rejected: None,
+            wakeups: Arc::new(AtomicUsize::new(0)),
             attempt: BTreeMap::new(),
             first_attempts: 0,
             retries: 0,
