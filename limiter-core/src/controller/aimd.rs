@@ -4,6 +4,7 @@ use core::fmt;
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
+use super::level::{is_fraction, validate_bounds};
 use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::clock::duration_to_micros;
@@ -223,19 +224,8 @@ impl AimdConfig {
 
     /// Checks the configuration for a window of `window` samples.
     pub fn validate(&self, window: usize) -> Result<(), ConfigError> {
-        if self.min == 0 {
-            return Err(ConfigError::MinIsZero);
-        }
-        if self.min > self.max {
-            return Err(ConfigError::MinAboveMax);
-        }
-        if self.max > MAX_LIMIT {
-            return Err(ConfigError::MaxTooLarge);
-        }
-        if self.initial < self.min || self.initial > self.max {
-            return Err(ConfigError::InitialOutOfBounds);
-        }
-        if self.backoff == Ratio::ZERO || self.backoff >= Ratio::ONE {
+        validate_bounds(self.initial, self.min, self.max)?;
+        if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
         }
         if self.step == Ratio::ZERO || self.step > MAX_STEP {

@@ -7,6 +7,7 @@
 //! mean was at or below the long-run mean; otherwise it holds. The long-run mean and variance are
 //! exponentially weighted moving averages of the interval means.
 
+use super::level::{is_fraction, validate_bounds};
 use super::timeline::Timeline;
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
 use crate::{Instant, Outcome, Ratio};
@@ -82,22 +83,11 @@ impl EwmaConfig {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.min == 0 {
-            return Err(ConfigError::MinIsZero);
-        }
-        if self.min > self.max {
-            return Err(ConfigError::MinAboveMax);
-        }
-        if self.max > super::MAX_LIMIT {
-            return Err(ConfigError::MaxTooLarge);
-        }
-        if self.initial < self.min || self.initial > self.max {
-            return Err(ConfigError::InitialOutOfBounds);
-        }
-        if self.decrease == Ratio::ZERO || self.decrease >= Ratio::ONE {
+        validate_bounds(self.initial, self.min, self.max)?;
+        if !is_fraction(self.decrease) {
             return Err(ConfigError::BackoffOutOfRange);
         }
-        if self.alpha == Ratio::ZERO || self.alpha >= Ratio::ONE {
+        if !is_fraction(self.alpha) {
             return Err(ConfigError::AlphaOutOfRange);
         }
         Ok(())

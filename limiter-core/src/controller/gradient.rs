@@ -20,8 +20,9 @@
 //!   the long average (load has passed), the long average decays by 5 % per sample towards it.
 
 use super::arith::{LimitValue, Q32};
+use super::level::{Level, is_fraction, validate_bounds};
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::{Instant, Outcome, Ratio};
+use crate::{Outcome, Ratio};
 
 /// Configuration of a [`Gradient2`] controller.
 ///
@@ -103,19 +104,8 @@ impl GradientConfig {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.min == 0 {
-            return Err(ConfigError::MinIsZero);
-        }
-        if self.min > self.max {
-            return Err(ConfigError::MinAboveMax);
-        }
-        if self.max > super::MAX_LIMIT {
-            return Err(ConfigError::MaxTooLarge);
-        }
-        if self.initial < self.min || self.initial > self.max {
-            return Err(ConfigError::InitialOutOfBounds);
-        }
-        if self.backoff == Ratio::ZERO || self.backoff >= Ratio::ONE {
+        validate_bounds(self.initial, self.min, self.max)?;
+        if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
         }
         if self.tolerance < Ratio::ONE {
@@ -149,14 +139,10 @@ impl GradientConfig {
 #[derive(Clone, Debug)]
 pub struct Gradient2 {
     config: GradientConfig,
-    limit: Q32,
+    limit: Level,
     /// Long-run latency average in 1/65536 µs; 0 before the first sample.
     long: u64,
     samples: u32,
-    epoch: Epoch,
-    increases: u64,
-    decreases: u64,
-    at_floor_since: Option<Instant>,
 }
 
 impl Gradient2 {
@@ -165,36 +151,15 @@ impl Gradient2 {
         config.validate()?;
         Ok(Gradient2 {
             config,
-            limit: Q32::from_u32(config.initial),
+            limit: Level::new(config.initial, config.min, config.max),
             long: 0,
             samples: 0,
-            epoch: Epoch(0),
-            increases: 0,
-            decreases: 0,
-            at_floor_since: None,
         })
     }
 
     /// The fractional limit.
     pub const fn limit_value(&self) -> Q32 {
-        self.limit
-    }
-
-    fn set(&mut self, limit: Q32) -> Change {
-        let limit = limit.clamp_to(self.config.min, self.config.max);
-        let change = match limit.cmp(&self.limit) {
-            core::cmp::Ordering::Greater => {
-                self.increases = self.increases.wrapping_add(1);
-                Change::Increased
-            }
-            core::cmp::Ordering::Less => {
-                self.decreases = self.decreases.wrapping_add(1);
-                Change::Decreased
-            }
-            core::cmp::Ordering::Equal => Change::Unchanged,
-        };
-        self.limit = limit;
-        change
+        self.limit.value()
     }
 
     /// Feeds a latency (1/65536 µs) to the long average, with the inflation guards.
@@ -230,22 +195,23 @@ impl Gradient2 {
         // gradient = clamp(tolerance × long / rtt, 0.5, 1) in 1/65536ths.
         let scaled = u128::from(self.config.tolerance.mul_u64(self.long)) << 16;
         let gradient = (scaled / u128::from(rtt)).clamp(1 << 15, 1 << 16) as u32;
-        let shrunk = self.limit.shrink(Ratio::from_bits(gradient));
+        let current = self.limit.value();
+        let shrunk = current.shrink(Ratio::from_bits(gradient));
         let allowance = Q32::from_u32(limit.isqrt());
         let mut target = Q32(shrunk.0.saturating_add(allowance.0));
-        if gradient < 1 << 16 && target > self.limit {
-            target = self.limit; // congested: no growth from the allowance
+        if gradient < 1 << 16 && target > current {
+            target = current; // congested: no growth from the allowance
         }
         // `smoothing` of the distance per round trip: each of the `limit` samples of a round
         // trip covers `1/limit` of it, so the pace does not depend on the request rate.
         let s = self.config.smoothing;
         let per_sample = |distance: u64| s.mul_u64(distance) / u64::from(limit.max(1));
-        let next = if target >= self.limit {
-            Q32(self.limit.0 + per_sample(target.0 - self.limit.0))
+        let next = if target >= current {
+            Q32(current.0 + per_sample(target.0 - current.0))
         } else {
-            Q32(self.limit.0 - per_sample(self.limit.0 - target.0))
+            Q32(current.0 - per_sample(current.0 - target.0))
         };
-        self.set(next)
+        self.limit.set(next)
     }
 }
 
@@ -255,40 +221,22 @@ impl Controller for Gradient2 {
     }
 
     fn epoch(&self) -> Epoch {
-        self.epoch
+        self.limit.epoch()
     }
 
     fn on_sample(&mut self, sample: &Sample) -> Change {
         let change = match sample.outcome {
             Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload if sample.admission.epoch != self.epoch => Change::Unchanged,
-            Outcome::Overload => {
-                self.epoch = Epoch(self.epoch.0.wrapping_add(1));
-                if self.set(self.limit.shrink(self.config.backoff)) == Change::Unchanged {
-                    self.decreases = self.decreases.wrapping_add(1); // at the floor: still a cut
-                }
-                Change::Decreased
-            }
+            Outcome::Overload => self.limit.overload(sample, self.config.backoff),
             Outcome::Success => self.on_latency(sample),
         };
-        if self.limit.whole() <= self.config.min {
-            self.at_floor_since.get_or_insert(sample.completed_at);
-        } else {
-            self.at_floor_since = None;
-        }
+        self.limit.observe_floor(sample.completed_at);
         change
     }
 
     fn stats(&self) -> ControllerStats {
-        ControllerStats {
-            limit: self.limit.whole(),
-            min: self.config.min,
-            max: self.config.max,
-            baseline_micros: (self.samples > 0)
-                .then(|| u32::try_from(self.long >> 16).unwrap_or(u32::MAX)),
-            increases: self.increases,
-            decreases: self.decreases,
-            at_floor_since: self.at_floor_since,
-        }
+        let baseline =
+            (self.samples > 0).then(|| u32::try_from(self.long >> 16).unwrap_or(u32::MAX));
+        self.limit.stats(baseline)
     }
 }

@@ -10,6 +10,7 @@ mod arith;
 mod ewma;
 mod fixed;
 mod gradient;
+mod level;
 mod timeline;
 mod vegas;
 

@@ -7,6 +7,7 @@
 
 use core::time::Duration;
 
+use super::level::{Level, is_fraction, validate_bounds};
 use super::timeline::Timeline;
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, LimitValue, Q32, Sample};
 use crate::clock::duration_to_micros;
@@ -95,19 +96,8 @@ impl VegasConfig {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.min == 0 {
-            return Err(ConfigError::MinIsZero);
-        }
-        if self.min > self.max {
-            return Err(ConfigError::MinAboveMax);
-        }
-        if self.max > super::MAX_LIMIT {
-            return Err(ConfigError::MaxTooLarge);
-        }
-        if self.initial < self.min || self.initial > self.max {
-            return Err(ConfigError::InitialOutOfBounds);
-        }
-        if self.backoff == Ratio::ZERO || self.backoff >= Ratio::ONE {
+        validate_bounds(self.initial, self.min, self.max)?;
+        if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
         }
         if self.alpha == 0 || self.alpha >= self.beta {
@@ -150,13 +140,9 @@ impl VegasConfig {
 #[derive(Clone, Debug)]
 pub struct Vegas {
     config: VegasConfig,
-    limit: Q32,
+    limit: Level,
     no_load: WindowedMin,
     timeline: Timeline,
-    epoch: Epoch,
-    increases: u64,
-    decreases: u64,
-    at_floor_since: Option<Instant>,
 }
 
 /// `max(1, ⌊log10 n⌋)`: the step and threshold unit of Vegas.
@@ -170,42 +156,22 @@ impl Vegas {
         config.validate()?;
         Ok(Vegas {
             config,
-            limit: Q32::from_u32(config.initial),
+            limit: Level::new(config.initial, config.min, config.max),
             no_load: WindowedMin::new(Duration::from_micros(config.probe_micros)),
             timeline: Timeline::new(),
-            epoch: Epoch(0),
-            increases: 0,
-            decreases: 0,
-            at_floor_since: None,
         })
     }
 
     /// The fractional limit.
     pub const fn limit_value(&self) -> Q32 {
-        self.limit
-    }
-
-    fn set(&mut self, limit: Q32) -> Change {
-        let limit = limit.clamp_to(self.config.min, self.config.max);
-        let change = match limit.cmp(&self.limit) {
-            core::cmp::Ordering::Greater => {
-                self.increases = self.increases.wrapping_add(1);
-                Change::Increased
-            }
-            core::cmp::Ordering::Less => {
-                self.decreases = self.decreases.wrapping_add(1);
-                Change::Decreased
-            }
-            core::cmp::Ordering::Equal => Change::Unchanged,
-        };
-        self.limit = limit;
-        change
+        self.limit.value()
     }
 
     /// `step / limit`: one sample's share of a per-round-trip step.
     fn per_sample(&self, step: u32) -> u64 {
         let step = Ratio::from_int(u16::try_from(step).unwrap_or(u16::MAX));
-        self.limit.grow(step).0 - self.limit.0
+        let limit = self.limit.value();
+        limit.grow(step).0 - limit.0
     }
 
     fn on_latency(&mut self, sample: &Sample) -> Change {
@@ -224,7 +190,9 @@ impl Vegas {
         );
         if queue > beta {
             let down = self.per_sample(unit);
-            return self.set(Q32(self.limit.0.saturating_sub(down)));
+            return self
+                .limit
+                .set(Q32(self.limit.value().0.saturating_sub(down)));
         }
         if u64::from(sample.admission.in_flight) * 2 < u64::from(limit) {
             return Change::Unchanged; // the limit is not in use: nothing to learn
@@ -235,7 +203,7 @@ impl Vegas {
             _ => return Change::Unchanged,
         };
         let up = self.per_sample(step);
-        self.set(Q32(self.limit.0.saturating_add(up)))
+        self.limit.set(Q32(self.limit.value().0.saturating_add(up)))
     }
 }
 
@@ -245,39 +213,20 @@ impl Controller for Vegas {
     }
 
     fn epoch(&self) -> Epoch {
-        self.epoch
+        self.limit.epoch()
     }
 
     fn on_sample(&mut self, sample: &Sample) -> Change {
         let change = match sample.outcome {
             Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload if sample.admission.epoch != self.epoch => Change::Unchanged,
-            Outcome::Overload => {
-                self.epoch = Epoch(self.epoch.0.wrapping_add(1));
-                if self.set(self.limit.shrink(self.config.backoff)) == Change::Unchanged {
-                    self.decreases = self.decreases.wrapping_add(1); // at the floor: still a cut
-                }
-                Change::Decreased
-            }
+            Outcome::Overload => self.limit.overload(sample, self.config.backoff),
             Outcome::Success => self.on_latency(sample),
         };
-        if self.limit.whole() <= self.config.min {
-            self.at_floor_since.get_or_insert(sample.completed_at);
-        } else {
-            self.at_floor_since = None;
-        }
+        self.limit.observe_floor(sample.completed_at);
         change
     }
 
     fn stats(&self) -> ControllerStats {
-        ControllerStats {
-            limit: self.limit.whole(),
-            min: self.config.min,
-            max: self.config.max,
-            baseline_micros: self.no_load.get(),
-            increases: self.increases,
-            decreases: self.decreases,
-            at_floor_since: self.at_floor_since,
-        }
+        self.limit.stats(self.no_load.get())
     }
 }

@@ -1,0 +1,115 @@
+//! What every fractional-limit controller keeps besides its signal: the limit within its bounds,
+//! the epoch of cuts, counts of moves, and since when it sits at its floor.
+
+use super::arith::{LimitValue, Q32};
+use super::{Change, ConfigError, ControllerStats, Epoch, MAX_LIMIT, Sample};
+use crate::{Instant, Ratio};
+
+/// Checks `initial` within `[min, max]`, `min ≥ 1`, `max ≤ MAX_LIMIT`.
+pub(crate) const fn validate_bounds(initial: u32, min: u32, max: u32) -> Result<(), ConfigError> {
+    if min == 0 {
+        Err(ConfigError::MinIsZero)
+    } else if min > max {
+        Err(ConfigError::MinAboveMax)
+    } else if max > MAX_LIMIT {
+        Err(ConfigError::MaxTooLarge)
+    } else if initial < min || initial > max {
+        Err(ConfigError::InitialOutOfBounds)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether `r` is strictly between 0 and 1.
+pub(crate) fn is_fraction(r: Ratio) -> bool {
+    r > Ratio::ZERO && r < Ratio::ONE
+}
+
+/// A [`Q32`] limit with its bounds and bookkeeping.
+#[derive(Clone, Debug)]
+pub(crate) struct Level {
+    value: Q32,
+    min: u32,
+    max: u32,
+    epoch: Epoch,
+    increases: u64,
+    decreases: u64,
+    at_floor_since: Option<Instant>,
+}
+
+impl Level {
+    pub(crate) fn new(initial: u32, min: u32, max: u32) -> Self {
+        Level {
+            value: Q32::from_u32(initial),
+            min,
+            max,
+            epoch: Epoch(0),
+            increases: 0,
+            decreases: 0,
+            at_floor_since: None,
+        }
+    }
+
+    pub(crate) const fn value(&self) -> Q32 {
+        self.value
+    }
+
+    pub(crate) fn whole(&self) -> u32 {
+        self.value.whole()
+    }
+
+    pub(crate) const fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    /// Moves to `value`, clamped to the bounds; counts and reports the move.
+    pub(crate) fn set(&mut self, value: Q32) -> Change {
+        let value = value.clamp_to(self.min, self.max);
+        let change = match value.cmp(&self.value) {
+            core::cmp::Ordering::Greater => {
+                self.increases = self.increases.wrapping_add(1);
+                Change::Increased
+            }
+            core::cmp::Ordering::Less => {
+                self.decreases = self.decreases.wrapping_add(1);
+                Change::Decreased
+            }
+            core::cmp::Ordering::Equal => Change::Unchanged,
+        };
+        self.value = value;
+        change
+    }
+
+    /// An overload: a cut by `backoff`, unless the request was admitted before the last cut.
+    pub(crate) fn overload(&mut self, sample: &Sample, backoff: Ratio) -> Change {
+        if sample.admission.epoch != self.epoch {
+            return Change::Unchanged;
+        }
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        if self.set(self.value.shrink(backoff)) == Change::Unchanged {
+            self.decreases = self.decreases.wrapping_add(1); // at the floor: still a cut
+        }
+        Change::Decreased
+    }
+
+    /// Notes whether the limit sits at its floor after a sample completed at `at`.
+    pub(crate) fn observe_floor(&mut self, at: Instant) {
+        if self.whole() <= self.min {
+            self.at_floor_since.get_or_insert(at);
+        } else {
+            self.at_floor_since = None;
+        }
+    }
+
+    pub(crate) fn stats(&self, baseline_micros: Option<u32>) -> ControllerStats {
+        ControllerStats {
+            limit: self.whole(),
+            min: self.min,
+            max: self.max,
+            baseline_micros,
+            increases: self.increases,
+            decreases: self.decreases,
+            at_floor_since: self.at_floor_since,
+        }
+    }
+}
