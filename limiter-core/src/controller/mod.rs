@@ -7,6 +7,7 @@
 
 mod aimd;
 mod arith;
+mod error;
 mod ewma;
 mod fixed;
 mod gradient;
@@ -14,10 +15,9 @@ mod level;
 mod timeline;
 mod vegas;
 
-pub use aimd::{
-    Aimd, AimdConfig, AimdF32, AimdFixed, ConfigError, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT,
-};
+pub use aimd::{Aimd, AimdConfig, AimdF32, AimdFixed, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT};
 pub use arith::{F32, LimitValue, Q32};
+pub use error::ConfigError;
 pub use ewma::{EwmaConfig, EwmaDeviation};
 pub use fixed::Fixed;
 pub use gradient::{Gradient2, GradientConfig};
