@@ -22,11 +22,13 @@
 mod controller;
 mod gate;
 mod retry_after;
+mod retry_budget;
 mod window;
 
 pub use controller::{controller, fixed_vs_float};
 pub use gate::gate;
 pub use retry_after::retry_after;
+pub use retry_budget::retry_budget;
 pub use window::window;
 
 use arbitrary::{Arbitrary, Unstructured};

@@ -35,6 +35,11 @@ proptest! {
     }
 
     #[test]
+    fn retry_budget_follows_its_counts(bytes in vec(any::<u8>(), 0..2_048)) {
+        limiter_check::retry_budget(&bytes);
+    }
+
+    #[test]
     fn gate_follows_its_model(bytes in vec(any::<u8>(), 0..1_024)) {
         limiter_check::gate(&bytes);
     }

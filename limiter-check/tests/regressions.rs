@@ -28,6 +28,7 @@ fn crash_inputs_stay_fixed() {
         + replay("fixed_vs_float", limiter_check::fixed_vs_float)
         + replay("window", limiter_check::window)
         + replay("retry_after", limiter_check::retry_after)
-        + replay("gate", limiter_check::gate);
+        + replay("gate", limiter_check::gate)
+        + replay("retry_budget", limiter_check::retry_budget);
     assert!(replayed >= 1, "the regression inputs were not found");
 }

@@ -13,6 +13,7 @@ pub mod outcome;
 mod permit;
 mod ratio;
 pub mod retry_after;
+mod retry_budget;
 mod snapshot;
 mod waiters;
 pub mod window;
@@ -36,6 +37,7 @@ pub use outcome::{Cause, HttpClassifier, Outcome};
 pub use permit::{GateRef, Permit};
 pub use ratio::{InvalidRatio, Ratio};
 pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
+pub use retry_budget::RetryBudget;
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};
 

@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use limiter_core::{Acquire, Clock, Gate, Instant, ManualClock, NoopRawMutex, Permit};
+use limiter_core::{
+    Acquire, Clock, Gate, Instant, ManualClock, NoopRawMutex, Permit, Ratio, RetryBudget,
+};
 use serde::Serialize;
 
 use crate::limiter::{Limiter, SimController};
@@ -74,8 +76,9 @@ pub struct Retry {
     pub max_attempts: u32,
     /// Backoff before the first retry, µs; doubled for each further one, with ±50 % jitter.
     pub backoff_us: u64,
-    /// At most `10 + budget × first attempts` retries in all; `None`: no budget.
-    pub budget: Option<f64>,
+    /// A [`RetryBudget`] of `10 + budget × first attempts` over the last 10–20 s; `None`: no
+    /// budget.
+    pub budget: Option<Ratio>,
 }
 
 /// What one run measured.
@@ -224,6 +227,8 @@ struct Calls<'g, 'c> {
     timed_out: u64,
     rejected: u64,
     last_rejected: Option<u64>,
+    /// The retry budget, if the scenario has one.
+    budget: Option<RetryBudget>,
     /// Wakeups of this client's waiters not yet acted on.
     wakeups: Arc<AtomicUsize>,
     /// Attempt number of each call in progress (1 for a first attempt).
@@ -243,6 +248,9 @@ impl<'g, 'c> Calls<'g, 'c> {
         if let std::collections::btree_map::Entry::Vacant(first) = self.attempt.entry(id) {
             first.insert(1);
             self.first_attempts += 1;
+            if let Some(budget) = &mut self.budget {
+                budget.deposit(Instant::from_micros(now));
+            }
         }
         let flag = Arc::new(Flag {
             set: AtomicBool::new(false),
@@ -269,11 +277,13 @@ impl<'g, 'c> Calls<'g, 'c> {
 
     /// When the failed `attempt` is tried again, if the policy and its budget allow.
     fn retry_at(&mut self, policy: &Retry, attempt: u32, now: u64, rng: &mut Rng) -> Option<u64> {
-        let within_budget = policy
-            .budget
-            .is_none_or(|ratio| (self.retries as f64) < 10.0 + ratio * self.first_attempts as f64);
-        if attempt >= policy.max_attempts || !within_budget {
+        if attempt >= policy.max_attempts {
             return None;
+        }
+        if let Some(budget) = &mut self.budget {
+            if !budget.try_withdraw(Instant::from_micros(now)) {
+                return None;
+            }
         }
         self.retries += 1;
         let backoff = policy.backoff_us << (attempt - 1).min(20);
@@ -369,6 +379,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             rejected: 0,
             last_rejected: None,
             wakeups: Arc::new(AtomicUsize::new(0)),
+            budget: None,
             attempt: BTreeMap::new(),
             first_attempts: 0,
             retries: 0,
@@ -403,7 +414,13 @@ pub fn run(
     let mut clients: Vec<Calls<'_, '_>> = gates
         .iter()
         .enumerate()
-        .map(|(i, g)| Calls::new(i, g))
+        .map(|(i, g)| {
+            let mut calls = Calls::new(i, g);
+            calls.budget = retry.and_then(|r| r.budget).map(|ratio| {
+                RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
+            });
+            calls
+        })
         .collect();
     let mut traces: Vec<LimitTrace> = gates
         .iter()

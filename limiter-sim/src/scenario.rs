@@ -61,7 +61,7 @@ pub fn all() -> Vec<Scenario> {
         steady_noisy(),
         hang(),
         retry_storm("retry-storm", None),
-        retry_storm("retry-storm-budget", Some(0.1)),
+        retry_storm("retry-storm-budget", Ratio::from_fraction(1, 10).ok()),
     ]
 }
 
@@ -354,11 +354,11 @@ fn steady_noisy() -> Scenario {
     }
 }
 
-fn retry_storm(name: &'static str, budget: Option<f64>) -> Scenario {
+fn retry_storm(name: &'static str, budget: Option<Ratio>) -> Scenario {
     Scenario {
         name,
         about: if budget.is_some() {
-            "as retry-storm, with retries held to 10 % of first attempts (plus 10)"
+            "as retry-storm, with a retry budget of 10 % of recent first attempts (plus 10)"
         } else {
             "capacity 20 fails every call from 2 s to 4 s; 100 callers retry up to 3 times, 10 s"
         },
