@@ -366,7 +366,7 @@ impl<'g, 'c> Calls<'g, 'c> {
 }
 
 impl<'g, 'c> Calls<'g, 'c> {
-    fn new(client: usize, gate: &'g SimGate<'c>) -> Self {
+    fn new(client: usize, gate: &'g SimGate<'c>, retry: Option<&Retry>) -> Self {
         Calls {
             client,
             gate,
@@ -379,7 +379,9 @@ impl<'g, 'c> Calls<'g, 'c> {
             rejected: 0,
             last_rejected: None,
             wakeups: Arc::new(AtomicUsize::new(0)),
-            budget: None,
+            budget: retry.and_then(|r| r.budget).map(|ratio| {
+                RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
+            }),
             attempt: BTreeMap::new(),
             first_attempts: 0,
             retries: 0,
@@ -414,13 +416,7 @@ pub fn run(
     let mut clients: Vec<Calls<'_, '_>> = gates
         .iter()
         .enumerate()
-        .map(|(i, g)| {
-            let mut calls = Calls::new(i, g);
-            calls.budget = retry.and_then(|r| r.budget).map(|ratio| {
-                RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
-            });
-            calls
-        })
+        .map(|(i, g)| Calls::new(i, g, retry))
         .collect();
     let mut traces: Vec<LimitTrace> = gates
         .iter()
