@@ -10,14 +10,18 @@ elf=target/thumbv6m-none-eabi/release/no-float-probe
 soft_float='__aeabi_[fd]|__(add|sub|mul|div)[sd]f3|__fix|__float|fmaxf|fminf'
 
 cargo build --quiet --release --target thumbv6m-none-eabi --features float
-if ! "$nm" "$elf" | grep -qE "$soft_float"; then
+# The symbol list is read whole before matching: `nm | grep -q` under pipefail fails at random
+# when grep stops reading early and nm dies of SIGPIPE.
+symbols=$("$nm" "$elf")
+if ! grep -qE "$soft_float" <<<"$symbols"; then
     echo "check-no-float: the f32 probe links no soft-float either: the check is blind" >&2
     exit 1
 fi
 float_text=$("$size" -A "$elf" | awk '$1 == ".text" { print $2 }')
 
 cargo build --quiet --release --target thumbv6m-none-eabi
-if "$nm" "$elf" | grep -E "$soft_float"; then
+symbols=$("$nm" "$elf")
+if grep -E "$soft_float" <<<"$symbols"; then
     echo "check-no-float: the fixed-point AIMD links the soft-float routines above" >&2
     exit 1
 fi
