@@ -27,6 +27,17 @@ pub struct Scenario {
     pub retry: Option<Retry>,
 }
 
+/// The peer controllers, sized like the scenario's AIMD, and the oracle: the rows every
+/// comparison ends with.
+fn peers(initial: u32, max: u32) -> Vec<(&'static str, Limiter)> {
+    vec![
+        ("Vegas", Limiter::Vegas(vegas(initial, max))),
+        ("EWMA-deviation", Limiter::Ewma(ewma(initial, max))),
+        ("Gradient2", Limiter::Gradient(gradient(initial, max))),
+        ("oracle", Limiter::Oracle),
+    ]
+}
+
 fn gradient(initial: u32, max: u32) -> GradientConfig {
     GradientConfig::default().initial(initial).bounds(1, max)
 }
@@ -85,19 +96,19 @@ fn seed_000() -> Scenario {
                 in_flight: 0,
             })
         },
-        limiters: vec![
-            ("fixed 16", Limiter::Fixed(16)),
-            ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
-            ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
-            (
-                "AIMD 20 ms target",
-                Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
-            ),
-            ("Vegas", Limiter::Vegas(vegas(16, 64))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(16, 64))),
-            ("Gradient2", Limiter::Gradient(gradient(16, 64))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 16", Limiter::Fixed(16)),
+                ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
+                ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
+                (
+                    "AIMD 20 ms target",
+                    Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
+                ),
+            ],
+            peers(16, 64),
+        ]
+        .concat(),
     }
 }
 
@@ -119,19 +130,21 @@ fn seed_004() -> Scenario {
                 window: (0, 0),
             })
         },
-        limiters: vec![
-            ("fixed 4", Limiter::Fixed(4)),
-            ("fixed 64", Limiter::Fixed(64)),
-            (
-                "AIMD from 4",
-                Limiter::AimdFloat(aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7"))),
-            ),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ("Vegas", Limiter::Vegas(vegas(4, 100))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 4", Limiter::Fixed(4)),
+                ("fixed 64", Limiter::Fixed(64)),
+                (
+                    "AIMD from 4",
+                    Limiter::AimdFloat(
+                        aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7")),
+                    ),
+                ),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
     }
 }
 
@@ -154,14 +167,14 @@ fn slow_no_429() -> Scenario {
                 in_flight: 0,
             })
         },
-        limiters: vec![
-            ("fixed 64", Limiter::Fixed(64)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ("Vegas", Limiter::Vegas(vegas(4, 64))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 64", Limiter::Fixed(64)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ],
+            peers(4, 64),
+        ]
+        .concat(),
     }
 }
 
@@ -183,14 +196,14 @@ fn drop_and_recover() -> Scenario {
                 window: (0, 0),
             })
         },
-        limiters: vec![
-            ("fixed 50", Limiter::Fixed(50)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ("Vegas", Limiter::Vegas(vegas(4, 100))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 50", Limiter::Fixed(50)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
     }
 }
 
@@ -212,14 +225,14 @@ fn retry_after() -> Scenario {
                 window: (0, 0),
             })
         },
-        limiters: vec![
-            ("fixed 64", Limiter::Fixed(64)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ("Vegas", Limiter::Vegas(vegas(4, 100))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 64", Limiter::Fixed(64)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
     }
 }
 
@@ -246,15 +259,15 @@ fn oscillating() -> Scenario {
             let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
             Box::new(quota(steps.collect(), false))
         },
-        limiters: vec![
-            ("fixed 40", Limiter::Fixed(40)),
-            ("fixed 10", Limiter::Fixed(10)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ("Vegas", Limiter::Vegas(vegas(4, 100))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 40", Limiter::Fixed(40)),
+                ("fixed 10", Limiter::Fixed(10)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
     }
 }
 
@@ -280,14 +293,14 @@ fn fairness() -> Scenario {
                 in_flight: 0,
             })
         },
-        limiters: vec![
-            ("fixed 20 each", Limiter::Fixed(20)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ("Vegas", Limiter::Vegas(vegas(4, 64))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 20 each", Limiter::Fixed(20)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ],
+            peers(4, 64),
+        ]
+        .concat(),
     }
 }
 
@@ -309,14 +322,14 @@ fn noisy_tenant() -> Scenario {
                 quota(vec![(0, 40)], false),
             ]))
         },
-        limiters: vec![
-            ("fixed 40 each", Limiter::Fixed(40)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ("Vegas", Limiter::Vegas(vegas(4, 100))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 100))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 100))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 40 each", Limiter::Fixed(40)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
     }
 }
 
@@ -339,18 +352,18 @@ fn steady_noisy() -> Scenario {
                 in_flight: 0,
             })
         },
-        limiters: vec![
-            ("fixed 16", Limiter::Fixed(16)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            (
-                "AIMD 20 ms target",
-                Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
-            ),
-            ("Vegas", Limiter::Vegas(vegas(4, 64))),
-            ("EWMA-deviation", Limiter::Ewma(ewma(4, 64))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
-            ("oracle", Limiter::Oracle),
-        ],
+        limiters: [
+            vec![
+                ("fixed 16", Limiter::Fixed(16)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+                (
+                    "AIMD 20 ms target",
+                    Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
+                ),
+            ],
+            peers(4, 64),
+        ]
+        .concat(),
     }
 }
 
