@@ -148,30 +148,9 @@ fn apply<V: LimitValue>(c: &mut Aimd<V, 16>, now: &mut u64, event: Event) -> Opt
 /// Applies one event to any controller; returns what it said.
 fn apply_any<C: Controller>(c: &mut C, now: &mut u64, event: Event) -> Option<Change> {
     match event {
-        Event::Sample {
-            admitted,
-            completed,
-            in_flight,
-            stale,
-            outcome: o,
-        } => {
-            let at = admitted.apply(*now);
-            *now = completed.apply(at);
-            let epoch = if stale {
-                Epoch(c.epoch().0.wrapping_sub(1))
-            } else {
-                c.epoch()
-            };
-            let admission = Admission {
-                at: Instant::from_micros(at),
-                epoch,
-                in_flight: u32::from(in_flight),
-            };
-            Some(c.on_sample(&Sample::new(
-                admission,
-                Instant::from_micros(*now),
-                outcome(o),
-            )))
+        Event::Sample { .. } => {
+            let sample = sample_of(event, c.epoch(), now)?;
+            Some(c.on_sample(&sample))
         }
         Event::Hold { now: step, until } => {
             *now = step.apply(*now);
@@ -179,6 +158,38 @@ fn apply_any<C: Controller>(c: &mut C, now: &mut u64, event: Event) -> Option<Ch
             None
         }
     }
+}
+
+/// The sample a `Sample` event stands for, given the controller's current epoch; moves `now`
+/// to its completion. `None` for other events.
+fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
+    let Event::Sample {
+        admitted,
+        completed,
+        in_flight,
+        stale,
+        outcome: o,
+    } = event
+    else {
+        return None;
+    };
+    let at = admitted.apply(*now);
+    *now = completed.apply(at);
+    let epoch = if stale {
+        Epoch(current.0.wrapping_sub(1))
+    } else {
+        current
+    };
+    let admission = Admission {
+        at: Instant::from_micros(at),
+        epoch,
+        in_flight: u32::from(in_flight),
+    };
+    Some(Sample::new(
+        admission,
+        Instant::from_micros(*now),
+        outcome(o),
+    ))
 }
 
 /// Checks one step's invariants: bounds, one cut per round trip, nothing moves on `Ignore`.
@@ -601,29 +612,8 @@ fn against_model(plain: &Plain, events: &[Event]) {
     let mut now = 0;
     for (i, &event) in events.iter().enumerate() {
         match event {
-            Event::Sample {
-                admitted,
-                completed,
-                in_flight,
-                stale,
-                outcome: o,
-            } => {
-                let at = admitted.apply(now);
-                now = completed.apply(at);
-                let epoch = if stale {
-                    real.epoch().0.wrapping_sub(1)
-                } else {
-                    real.epoch().0
-                };
-                let sample = Sample::new(
-                    Admission {
-                        at: Instant::from_micros(at),
-                        epoch: Epoch(epoch),
-                        in_flight: u32::from(in_flight),
-                    },
-                    Instant::from_micros(now),
-                    outcome(o),
-                );
+            Event::Sample { .. } => {
+                let sample = sample_of(event, real.epoch(), &mut now).expect("a sample event");
                 let expected = model.sample(&sample);
                 let got = real.on_sample(&sample);
                 assert_eq!(got, expected, "event {i} {event:?}: {plain:?}");

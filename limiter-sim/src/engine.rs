@@ -59,6 +59,11 @@ pub enum Load {
 }
 
 impl Load {
+    /// Whether a caller of this load, done with a call at `now`, makes another.
+    fn calls_again(&self, now: u64) -> bool {
+        matches!(self, Load::Closed { until_us, .. } if now < *until_us)
+    }
+
     fn until_us(&self) -> u64 {
         match self {
             Load::Open { until_us, .. }
@@ -173,6 +178,13 @@ struct LimitTrace {
 }
 
 impl LimitTrace {
+    fn starting_at(limit: u32) -> Self {
+        LimitTrace {
+            last: (0, limit),
+            ..LimitTrace::default()
+        }
+    }
+
     fn observe(&mut self, now: u64, limit: u32, until: u64) {
         let end = now.min(until);
         if end > self.last.0 {
@@ -215,6 +227,13 @@ impl Events {
     }
 }
 
+/// What became of an arriving call.
+enum Arrival<'g, 'c> {
+    Admitted(Permit<&'g SimGate<'c>>),
+    Queued,
+    Rejected,
+}
+
 /// One client's calls in each state, and what they measured.
 struct Calls<'g, 'c> {
     client: usize,
@@ -222,11 +241,9 @@ struct Calls<'g, 'c> {
     arrived: BTreeMap<u64, u64>,
     waiting: BTreeMap<u64, (Acquire<&'g SimGate<'c>>, Arc<Flag>)>,
     running: BTreeMap<u64, (Permit<&'g SimGate<'c>>, u64)>,
-    ok: u64,
     throttled: u64,
     timed_out: u64,
     rejected: u64,
-    last_rejected: Option<u64>,
     /// The retry budget, if the scenario has one.
     budget: Option<RetryBudget>,
     /// Wakeups of this client's waiters not yet acted on.
@@ -235,15 +252,14 @@ struct Calls<'g, 'c> {
     attempt: BTreeMap<u64, u32>,
     first_attempts: u64,
     retries: u64,
-    service: Vec<u64>,
     /// (completed at, service time) of each served call.
     served: Vec<(u64, u64)>,
     waits: Vec<u64>,
 }
 
 impl<'g, 'c> Calls<'g, 'c> {
-    /// A call arrives: admitted at once, or queued in the gate.
-    fn arrive(&mut self, id: u64, now: u64) -> Option<Permit<&'g SimGate<'c>>> {
+    /// A call arrives: admitted at once, queued in the gate, or turned away by a full queue.
+    fn arrive(&mut self, id: u64, now: u64) -> Arrival<'g, 'c> {
         self.arrived.insert(id, now);
         if let std::collections::btree_map::Entry::Vacant(first) = self.attempt.entry(id) {
             first.insert(1);
@@ -259,18 +275,17 @@ impl<'g, 'c> Calls<'g, 'c> {
         let mut acquire = self.gate.acquire();
         let waker = Waker::from(Arc::clone(&flag));
         match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
-            Poll::Ready(Ok(permit)) => Some(permit),
+            Poll::Ready(Ok(permit)) => Arrival::Admitted(permit),
             Poll::Ready(Err(_)) => {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
                 self.attempt.remove(&id);
                 self.rejected += 1;
-                self.last_rejected = Some(id);
-                None
+                Arrival::Rejected
             }
             Poll::Pending => {
                 self.waiting.insert(id, (acquire, flag));
-                None
+                Arrival::Queued
             }
         }
     }
@@ -290,18 +305,11 @@ impl<'g, 'c> Calls<'g, 'c> {
         Some(now + (backoff as f64 * (0.5 + rng.unit())) as u64)
     }
 
-    /// Whether call `id` was the last one turned away by a full queue.
-    fn rejected_last(&self, id: u64) -> bool {
-        self.last_rejected == Some(id)
-    }
-
     /// A call ends: its outcome goes to the limiter through its permit.
     fn end(&mut self, id: u64, reply: ReplyKey, now: u64) {
         let (permit, started) = self.running.remove(&id).expect("a running call");
         match reply {
             ReplyKey::Ok => {
-                self.ok += 1;
-                self.service.push(now - started);
                 self.served.push((now, now - started));
                 permit.success();
             }
@@ -373,11 +381,9 @@ impl<'g, 'c> Calls<'g, 'c> {
             arrived: BTreeMap::new(),
             waiting: BTreeMap::new(),
             running: BTreeMap::new(),
-            ok: 0,
             throttled: 0,
             timed_out: 0,
             rejected: 0,
-            last_rejected: None,
             wakeups: Arc::new(AtomicUsize::new(0)),
             budget: retry.and_then(|r| r.budget).map(|ratio| {
                 RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
@@ -385,7 +391,6 @@ impl<'g, 'c> Calls<'g, 'c> {
             attempt: BTreeMap::new(),
             first_attempts: 0,
             retries: 0,
-            service: Vec::new(),
             served: Vec::new(),
             waits: Vec::new(),
         }
@@ -420,10 +425,7 @@ pub fn run(
         .collect();
     let mut traces: Vec<LimitTrace> = gates
         .iter()
-        .map(|g| LimitTrace {
-            last: (0, g.limit()),
-            ..LimitTrace::default()
-        })
+        .map(|g| LimitTrace::starting_at(g.limit()))
         .collect();
     let mut rng = Rng::new(seed);
     let mut events = Events::default();
@@ -441,14 +443,16 @@ pub fn run(
         }
         match event {
             Event::Arrive(client, id) => {
-                if let Some(permit) = clients[client].arrive(id, now) {
-                    clients[client].start((id, permit), now, upstream, &mut rng, &mut events);
-                } else if clients[client].rejected_last(id) {
+                match clients[client].arrive(id, now) {
+                    Arrival::Admitted(permit) => {
+                        clients[client].start((id, permit), now, upstream, &mut rng, &mut events);
+                    }
                     // A closed-loop caller turned away tries again a moment later.
-                    if matches!(loads[client], Load::Closed { until_us, .. } if now < until_us) {
+                    Arrival::Rejected if loads[client].calls_again(now) => {
                         events.push(now + 1_000, Event::Arrive(client, next_id));
                         next_id += 1;
                     }
+                    Arrival::Rejected | Arrival::Queued => {}
                 }
             }
             Event::Done(client, id, reply) => {
@@ -476,7 +480,9 @@ pub fn run(
         }
         // The limits in force from now until the next event.
         if now <= until {
-            final_limits = gates.iter().map(|g| g.limit()).collect();
+            for (last, gate) in final_limits.iter_mut().zip(&gates) {
+                *last = gate.limit();
+            }
             record(
                 &mut series,
                 &mut against_capacity,
@@ -572,7 +578,7 @@ impl Next<'_> {
             events.push(at, Event::Arrive(calls.client, *next_id));
             calls.attempt.insert(*next_id, attempt + 1);
             *next_id += 1;
-        } else if matches!(self.load, Load::Closed { until_us, .. } if self.now < *until_us) {
+        } else if self.load.calls_again(self.now) {
             events.push(self.now, Event::Arrive(calls.client, *next_id));
             *next_id += 1;
         }
@@ -601,7 +607,8 @@ fn schedule_arrivals(loads: &[Load], events: &mut Events, rng: &mut Rng) -> u64 
                 tick_us,
                 until_us,
             } => {
-                for t in (0..until_us).step_by(usize::try_from(tick_us).expect("a tick fits")) {
+                let tick = usize::try_from(tick_us.max(1)).unwrap_or(usize::MAX);
+                for t in (0..until_us).step_by(tick) {
                     for _ in 0..per_tick {
                         events.push(t, Event::Arrive(client, next_id));
                         next_id += 1;
@@ -612,6 +619,9 @@ fn schedule_arrivals(loads: &[Load], events: &mut Events, rng: &mut Rng) -> u64 
                 rate_per_s,
                 until_us,
             } => {
+                if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
+                    continue; // no arrivals (and no endless loop on a negative rate)
+                }
                 let mean_gap_us = 1e6 / rate_per_s;
                 let mut t = rng.exponential(mean_gap_us);
                 while t < until_us as f64 {
@@ -640,10 +650,12 @@ fn summarise(
     until: u64,
     clock: &ManualClock,
 ) -> Metrics {
-    let mut service: Vec<u64> = clients
+    let mut served: Vec<(u64, u64)> = clients
         .iter()
-        .flat_map(|c| c.service.iter().copied())
+        .flat_map(|c| c.served.iter().copied())
         .collect();
+    served.sort_unstable();
+    let mut service: Vec<u64> = served.iter().map(|&(_, s)| s).collect();
     let mut waits: Vec<u64> = clients
         .iter()
         .flat_map(|c| c.waits.iter().copied())
@@ -657,7 +669,7 @@ fn summarise(
         limit_mean += mean / gates.len() as f64;
         limit_sd += sd / gates.len() as f64;
     }
-    let ok_per_client: Vec<u64> = clients.iter().map(|c| c.ok).collect();
+    let ok_per_client: Vec<u64> = clients.iter().map(|c| c.served.len() as u64).collect();
     let ok: u64 = ok_per_client.iter().sum();
     Metrics {
         ok,
@@ -685,14 +697,7 @@ fn summarise(
         fairness: jain(&ok_per_client),
         ok_per_client,
         limit_series: Vec::new(),
-        served: {
-            let mut all: Vec<(u64, u64)> = clients
-                .iter()
-                .flat_map(|c| c.served.iter().copied())
-                .collect();
-            all.sort_unstable();
-            all
-        },
+        served,
     }
 }
 
@@ -707,8 +712,8 @@ fn jain(xs: &[u64]) -> f64 {
     }
 }
 
-/// Nearest-rank percentile of sorted µs values, in ms.
-fn percentile_ms(sorted: &[u64], q: f64) -> f64 {
+/// Nearest-rank percentile of sorted µs values, in ms (0 for none).
+pub(crate) fn percentile_ms(sorted: &[u64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::engine::percentile_ms;
 use crate::report::Row;
 use crate::scenario::Scenario;
 
@@ -20,56 +21,47 @@ const COLOURS: [RGBColor; 9] = [
     RGBColor(0x7f, 0x7f, 0x7f),
 ];
 
-/// Writes `DIR/<scenario>.svg`: the first client's limit over time, one line per limiter (the
-/// oracle's line is the true capacity). Returns the file written.
-pub fn limits(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join(format!("{}.svg", scenario.name));
-    let end_s = rows
-        .iter()
-        .filter_map(|r| r.metrics.limit_series.last())
-        .map(|&(t, _)| t as f64 / 1e6)
-        .fold(0.0, f64::max)
-        .max(1e-3);
-    let top = rows
-        .iter()
-        .flat_map(|r| r.metrics.limit_series.iter().map(|&(_, l)| l))
-        .max()
-        .unwrap_or(1);
-    let target = path.clone();
-    let root = SVGBackend::new(&target, (900, 420)).into_drawing_area();
-    let draw = |e: &dyn std::fmt::Display| e.to_string();
-    root.fill(&WHITE).map_err(|e| draw(&e))?;
+/// One line of a chart: its label, its points, its width.
+struct Line {
+    label: &'static str,
+    points: Vec<(f64, f64)>,
+    width: u32,
+}
+
+/// Draws `lines` over `[0, x_max] × [0, y_max × 1.1]` into an SVG file at `path`.
+fn draw(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    x_max: f64,
+    y_max: f64,
+    lines: Vec<Line>,
+) -> Result<(), String> {
+    let text = |e: &dyn std::fmt::Display| e.to_string();
+    let root = SVGBackend::new(path, (900, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| text(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{}: limit over time", scenario.name),
-            ("sans-serif", 20),
-        )
+        .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(44)
-        .build_cartesian_2d(0.0..end_s, 0.0..f64::from(top) * 1.1)
-        .map_err(|e| draw(&e))?;
+        .build_cartesian_2d(0.0..x_max.max(1e-3), 0.0..y_max.max(1.0) * 1.1)
+        .map_err(|e| text(&e))?;
     chart
         .configure_mesh()
         .x_desc("time (s)")
-        .y_desc("limit")
+        .y_desc(y_desc)
         .draw()
-        .map_err(|e| draw(&e))?;
-    for (i, row) in rows.iter().enumerate() {
+        .map_err(|e| text(&e))?;
+    for (i, line) in lines.into_iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let steps = row.metrics.limit_series.windows(2).flat_map(|w| {
-            let ((t0, l0), (t1, _)) = (w[0], w[1]);
-            [
-                (t0 as f64 / 1e6, f64::from(l0)),
-                (t1 as f64 / 1e6, f64::from(l0)),
-            ]
-        });
-        let width = if row.limiter == "oracle" { 3 } else { 1 };
         chart
-            .draw_series(LineSeries::new(steps, colour.stroke_width(width)))
-            .map_err(|e| draw(&e))?
-            .label(row.limiter)
+            .draw_series(LineSeries::new(
+                line.points,
+                colour.stroke_width(line.width),
+            ))
+            .map_err(|e| text(&e))?
+            .label(line.label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2)));
     }
     chart
@@ -77,8 +69,41 @@ pub fn limits(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, 
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
-        .map_err(|e| draw(&e))?;
-    root.present().map_err(|e| draw(&e))?;
+        .map_err(|e| text(&e))?;
+    root.present().map_err(|e| text(&e))
+}
+
+fn target(scenario: &Scenario, dir: &Path, suffix: &str) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir.join(format!("{}{suffix}.svg", scenario.name)))
+}
+
+/// Writes `DIR/<scenario>.svg`: the first client's limit over time, one line per limiter (the
+/// oracle's line is the true capacity). Returns the file written.
+pub fn limits(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, String> {
+    let path = target(scenario, dir, "")?;
+    let lines: Vec<Line> = rows
+        .iter()
+        .map(|row| Line {
+            label: row.limiter,
+            points: row
+                .metrics
+                .limit_series
+                .windows(2)
+                .flat_map(|w| {
+                    let ((t0, l0), (t1, _)) = (w[0], w[1]);
+                    [
+                        (t0 as f64 / 1e6, f64::from(l0)),
+                        (t1 as f64 / 1e6, f64::from(l0)),
+                    ]
+                })
+                .collect(),
+            width: if row.limiter == "oracle" { 3 } else { 1 },
+        })
+        .collect();
+    let (x_max, y_max) = extent(&lines);
+    let title = format!("{}: limit over time", scenario.name);
+    draw(&path, &title, "limit", x_max, y_max, lines)?;
     Ok(path)
 }
 
@@ -86,8 +111,7 @@ pub fn limits(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, 
 /// the run, one line per limiter. Returns the file written.
 pub fn latency(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, String> {
     const SLICES: u64 = 60;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join(format!("{}-p95.svg", scenario.name));
+    let path = target(scenario, dir, "-p95")?;
     let end = rows
         .iter()
         .filter_map(|r| r.metrics.served.last())
@@ -96,64 +120,41 @@ pub fn latency(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf,
         .unwrap_or(1)
         .max(1);
     let slice = end.div_ceil(SLICES).max(1);
-    let series: Vec<Vec<(f64, f64)>> = rows
+    let lines: Vec<Line> = rows
         .iter()
         .map(|r| {
             let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); SLICES as usize + 1];
             for &(t, service) in &r.metrics.served {
                 buckets[(t / slice) as usize].push(service);
             }
-            buckets
+            let points = buckets
                 .iter_mut()
                 .enumerate()
                 .filter(|(_, b)| !b.is_empty())
                 .map(|(i, b)| {
                     b.sort_unstable();
-                    let rank = (b.len() * 95).div_ceil(100).max(1);
-                    ((i as u64 * slice) as f64 / 1e6, b[rank - 1] as f64 / 1e3)
+                    ((i as u64 * slice) as f64 / 1e6, percentile_ms(b, 0.95))
                 })
-                .collect()
+                .collect();
+            Line {
+                label: r.limiter,
+                points,
+                width: 2,
+            }
         })
         .collect();
-    let top = series
-        .iter()
-        .flatten()
-        .map(|&(_, ms)| ms)
-        .fold(1.0, f64::max);
-    let target = path.clone();
-    let root = SVGBackend::new(&target, (900, 420)).into_drawing_area();
-    let draw = |e: &dyn std::fmt::Display| e.to_string();
-    root.fill(&WHITE).map_err(|e| draw(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{}: p95 service time over time", scenario.name),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(44)
-        .build_cartesian_2d(0.0..end as f64 / 1e6, 0.0..top * 1.1)
-        .map_err(|e| draw(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("p95 (ms)")
-        .draw()
-        .map_err(|e| draw(&e))?;
-    for (i, (row, points)) in rows.iter().zip(series).enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
-            .map_err(|e| draw(&e))?
-            .label(row.limiter)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2)));
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| draw(&e))?;
-    root.present().map_err(|e| draw(&e))?;
+    let (_, y_max) = extent(&lines);
+    let title = format!("{}: p95 service time over time", scenario.name);
+    draw(&path, &title, "p95 (ms)", end as f64 / 1e6, y_max, lines)?;
     Ok(path)
+}
+
+/// The largest x and y over every line.
+fn extent(lines: &[Line]) -> (f64, f64) {
+    lines
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .fold((0.0, 0.0), |(x, y), &(px, py)| {
+            (f64::max(x, px), f64::max(y, py))
+        })
 }
