@@ -313,15 +313,17 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
         drop(removed); // its waker, if any, is dropped outside the lock
     }
 
-    /// Releases a permit's capacity and feeds its outcome to the controller.
-    pub(crate) fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant) {
+    /// Releases a permit's capacity and feeds its outcome, completed at the given instant, to the
+    /// controller. `None` is a cancellation: counted, and not shown to the controller.
+    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
         self.locked(|s| {
             s.in_flight = s.in_flight.saturating_sub(1);
-            let outcome = outcome.unwrap_or_else(|| {
-                s.counters.cancelled = s.counters.cancelled.wrapping_add(1);
-                Outcome::Ignore
-            });
-            s.controller.on_sample(&Sample::new(admission, at, outcome));
+            match outcome {
+                Some((outcome, at)) => {
+                    s.controller.on_sample(&Sample::new(admission, at, outcome));
+                }
+                None => s.counters.cancelled = s.counters.cancelled.wrapping_add(1),
+            }
         });
     }
 
@@ -425,8 +427,8 @@ where
         self.clock.now()
     }
 
-    fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant) {
-        Gate::complete(self, admission, outcome, at);
+    fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
+        Gate::complete(self, admission, outcome);
     }
 
     fn hold_growth_for(&self, delay: Duration) {

@@ -1,9 +1,10 @@
 #![cfg_attr(not(test), no_std)]
 #![doc = include_str!("../README.md")]
 
-#[cfg(any(feature = "std", loom))]
+#[cfg(any(feature = "std", feature = "http", loom))]
 extern crate std;
 
+mod classify;
 pub mod clock;
 pub mod controller;
 mod future;
@@ -18,6 +19,7 @@ mod snapshot;
 mod waiters;
 pub mod window;
 
+pub use classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, classify_fn};
 pub use clock::{Clock, Instant, ManualClock};
 pub use controller::{
     Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller,

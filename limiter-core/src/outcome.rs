@@ -136,18 +136,43 @@ impl Cause {
 /// assert_eq!(strict.cause(502), Cause::TransientFailure);
 /// assert_eq!(strict.outcome(502), Outcome::Overload);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HttpClassifier {
     transient_is_congestion: bool,
+    retry_after_cap_secs: u32,
+}
+
+impl Default for HttpClassifier {
+    fn default() -> Self {
+        HttpClassifier::new()
+    }
 }
 
 impl HttpClassifier {
-    /// The default policy: 429, 503 and 504 are congestion; 500 and 502 are not.
+    /// The default policy: 429, 503 and 504 are congestion; 500 and 502 are not; a
+    /// `Retry-After` is honoured up to ten minutes.
     pub const fn new() -> Self {
         HttpClassifier {
             transient_is_congestion: false,
+            retry_after_cap_secs: 600,
         }
+    }
+
+    /// The longest `Retry-After` honoured; longer ones are cut to it.
+    pub const fn retry_after_cap(mut self, cap: core::time::Duration) -> Self {
+        let secs = cap.as_secs();
+        self.retry_after_cap_secs = if secs > u32::MAX as u64 {
+            u32::MAX
+        } else {
+            secs as u32
+        };
+        self
+    }
+
+    /// The longest `Retry-After` honoured.
+    pub const fn max_retry_after(&self) -> core::time::Duration {
+        core::time::Duration::from_secs(self.retry_after_cap_secs as u64)
     }
 
     /// Whether 500 and 502 count as congestion.

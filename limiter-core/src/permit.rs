@@ -19,7 +19,7 @@ pub trait GateRef: sealed::Sealed {
     #[doc(hidden)]
     fn now(&self) -> Instant;
     #[doc(hidden)]
-    fn complete(&self, admission: Admission, outcome: Option<Outcome>, at: Instant);
+    fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>);
     #[doc(hidden)]
     fn hold_growth_for(&self, delay: Duration);
     #[doc(hidden)]
@@ -121,7 +121,7 @@ impl<R: GateRef> Permit<R> {
     /// Records `outcome`, completing at `at` (for callers that timestamp completions themselves).
     pub fn record_at(mut self, outcome: Outcome, at: Instant) {
         self.armed = false;
-        self.gate.complete(self.admission, Some(outcome), at);
+        self.gate.complete(self.admission, Some((outcome, at)));
     }
 
     /// The dependency asked for a pause (`Retry-After`): hold the limit's growth for `delay`.
@@ -135,8 +135,9 @@ impl<R: GateRef> Drop for Permit<R> {
     fn drop(&mut self) {
         if self.armed {
             self.armed = false;
-            let now = self.gate.now();
-            self.gate.complete(self.admission, None, now);
+            // Cancelled: the capacity comes back, the controller hears nothing (and no clock is
+            // read, which keeps the cancel path as cheap as a semaphore's).
+            self.gate.complete(self.admission, None);
         }
     }
 }

@@ -7,8 +7,10 @@
 //! entry whose future is dropped before claiming gives its capacity back, which grants the next
 //! waiter: a cancelled waiter passes its turn on.
 //!
-//! Entries are kept in arrival order in a fixed array; removal from the middle shifts the tail
-//! (O(Q), with Q small and fixed).
+//! Entries are kept in arrival order in a fixed ring. Because the gate always grants the oldest
+//! waiting entry, granted entries form a prefix of the ring and waiting ones the rest: granting
+//! and claiming the head are O(1), finding a ticket is a binary search (tickets grow along the
+//! ring), and only a cancellation from the middle shifts entries (O(Q)).
 
 use core::task::Waker;
 
@@ -32,11 +34,15 @@ pub(crate) struct Entry {
     pub(crate) state: EntryState,
 }
 
+/// The queue. Invariants, whenever no method is running:
+/// - the logical slots `0..len` (physical `(head + i) % Q`) hold entries, all others are `None`;
+/// - tickets strictly increase from slot 0 to slot `len - 1`;
+/// - the first `len - waiting` entries are granted, the last `waiting` are waiting.
 #[derive(Debug)]
 pub(crate) struct Waiters<const Q: usize> {
     entries: [Option<Entry>; Q],
+    head: usize,
     len: usize,
-    /// Entries in the waiting state.
     waiting: usize,
     next_ticket: u64,
 }
@@ -45,18 +51,31 @@ impl<const Q: usize> Waiters<Q> {
     pub(crate) const fn new() -> Self {
         Waiters {
             entries: [const { None }; Q],
+            head: 0,
             len: 0,
             waiting: 0,
             next_ticket: 0,
         }
     }
 
+    /// The physical index of logical slot `i` (only called with `Q > 0`).
+    const fn slot(&self, i: usize) -> usize {
+        (self.head + i) % Q
+    }
+
+    fn at(&self, i: usize) -> Option<&Entry> {
+        self.entries[self.slot(i)].as_ref()
+    }
+
     /// Appends a waiting entry; `None` if the queue is full.
     pub(crate) fn push(&mut self, now: Instant, waker: Waker) -> Option<u64> {
-        let slot = self.entries.get_mut(self.len)?;
+        if self.len == Q {
+            return None;
+        }
         let ticket = self.next_ticket;
         self.next_ticket = self.next_ticket.wrapping_add(1);
-        *slot = Some(Entry {
+        let slot = self.slot(self.len);
+        self.entries[slot] = Some(Entry {
             ticket,
             enqueued_at: now,
             state: EntryState::Waiting(waker),
@@ -66,35 +85,55 @@ impl<const Q: usize> Waiters<Q> {
         Some(ticket)
     }
 
+    /// The logical slot holding `ticket`.
     fn position(&self, ticket: u64) -> Option<usize> {
-        self.entries[..self.len]
-            .iter()
-            .position(|e| e.as_ref().is_some_and(|e| e.ticket == ticket))
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let here = self.at(mid)?.ticket;
+            match here.cmp(&ticket) {
+                core::cmp::Ordering::Equal => return Some(mid),
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
     }
 
     pub(crate) fn get_mut(&mut self, ticket: u64) -> Option<&mut Entry> {
         let at = self.position(ticket)?;
-        self.entries[at].as_mut()
+        let slot = self.slot(at);
+        self.entries[slot].as_mut()
     }
 
     /// Removes the entry for `ticket`, keeping the others in order.
     pub(crate) fn remove(&mut self, ticket: u64) -> Option<Entry> {
         let at = self.position(ticket)?;
-        let entry = self.entries[at].take();
-        self.entries[at..self.len].rotate_left(1);
+        let entry = self.entries[self.slot(at)].take()?;
+        if at == 0 {
+            self.head = (self.head + 1) % Q;
+        } else {
+            for i in at..self.len - 1 {
+                let (to, from) = (self.slot(i), self.slot(i + 1));
+                self.entries[to] = self.entries[from].take();
+            }
+        }
         self.len -= 1;
-        if matches!(&entry, Some(e) if matches!(e.state, EntryState::Waiting(_))) {
+        if matches!(entry.state, EntryState::Waiting(_)) {
             self.waiting -= 1;
         }
-        entry
+        Some(entry)
+    }
+
+    /// The logical slot of the oldest waiting entry, if any waits.
+    fn first_waiting(&self) -> Option<usize> {
+        (self.waiting > 0).then(|| self.len - self.waiting)
     }
 
     /// Grants the oldest waiting entry; returns its waker.
     pub(crate) fn grant_next(&mut self) -> Option<Waker> {
-        let entry = self.entries[..self.len]
-            .iter_mut()
-            .flatten()
-            .find(|e| matches!(e.state, EntryState::Waiting(_)))?;
+        let slot = self.slot(self.first_waiting()?);
+        let entry = self.entries[slot].as_mut()?;
         match core::mem::replace(&mut entry.state, EntryState::Granted) {
             EntryState::Waiting(waker) => {
                 self.waiting -= 1;
@@ -111,11 +150,7 @@ impl<const Q: usize> Waiters<Q> {
 
     /// When the oldest still-waiting entry was queued.
     pub(crate) fn oldest_waiting_since(&self) -> Option<Instant> {
-        self.entries[..self.len]
-            .iter()
-            .flatten()
-            .find(|e| matches!(e.state, EntryState::Waiting(_)))
-            .map(|e| e.enqueued_at)
+        self.at(self.first_waiting()?).map(|e| e.enqueued_at)
     }
 }
 
@@ -150,5 +185,46 @@ impl WakeList {
             waker.wake();
         }
         self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push(q: &mut Waiters<3>, at: u64) -> Option<u64> {
+        q.push(Instant::from_micros(at), Waker::noop().clone())
+    }
+
+    #[test]
+    fn the_ring_keeps_order_across_wrap_around_and_removal_from_the_middle() {
+        let mut q = Waiters::<3>::new();
+        let [first, b, c] = [0, 1, 2].map(|t| push(&mut q, t).unwrap());
+        assert_eq!(push(&mut q, 9), None, "full");
+        assert!(q.grant_next().is_some()); // first
+        assert!(q.remove(first).is_some());
+        let d = push(&mut q, 3).unwrap(); // wraps to the first physical slot
+        assert!(q.remove(c).is_some()); // from the middle: d moves up
+        assert_eq!((q.len, q.waiting()), (2, 2));
+        assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(1)));
+        assert!(q.grant_next().is_some()); // b
+        assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(3)));
+        assert!(matches!(q.get_mut(b).unwrap().state, EntryState::Granted));
+        assert!(matches!(
+            q.get_mut(d).unwrap().state,
+            EntryState::Waiting(_)
+        ));
+        assert!(q.get_mut(c).is_none());
+        assert!(q.grant_next().is_some()); // d
+        assert!(q.grant_next().is_none());
+        assert!(q.remove(d).is_some() && q.remove(b).is_some());
+        assert_eq!((q.len, q.waiting(), q.oldest_waiting_since()), (0, 0, None));
+    }
+
+    #[test]
+    fn a_zero_capacity_queue_refuses_everyone() {
+        let mut q = Waiters::<0>::new();
+        assert_eq!(q.push(Instant::ZERO, Waker::noop().clone()), None);
+        assert!(q.grant_next().is_none() && q.remove(0).is_none());
     }
 }

@@ -297,7 +297,7 @@ fn latency_is_measured_from_admission_not_from_waiting() {
 }
 
 #[test]
-fn a_cancelled_permit_feeds_an_ignored_sample() {
+fn a_cancelled_permit_changes_nothing() {
     let clock = ManualClock::new();
     let mut aimd = AimdF32::new(AimdConfig::default().initial(4)).unwrap();
     let before = aimd.limit();
