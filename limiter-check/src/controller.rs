@@ -18,6 +18,7 @@ struct ConfigInput {
     min: u16,
     max: u16,
     backoff: f32,
+    deepest_cut: f32,
     tolerance: f32,
     step: f32,
     utilisation: f32,
@@ -41,11 +42,23 @@ impl ConfigInput {
             }
             r.ok()
         };
-        let (initial, min, max, backoff, tolerance, step, utilisation, min_samples, growth);
+        let (
+            initial,
+            min,
+            max,
+            backoff,
+            deepest,
+            tolerance,
+            step,
+            utilisation,
+            min_samples,
+            growth,
+        );
         let raw = self.raw % 8 == 0;
         if raw {
             (initial, min, max) = (self.initial.into(), self.min.into(), self.max.into());
             (backoff, tolerance) = (ratio(self.backoff)?, ratio(self.tolerance)?);
+            deepest = ratio(self.deepest_cut)?;
             (step, utilisation) = (ratio(self.step)?, ratio(self.utilisation)?);
             min_samples = u16::from(self.min_samples);
             growth = Ratio::from_bits(self.growth_tolerance);
@@ -60,6 +73,7 @@ impl ConfigInput {
                 Ratio::from_bits(lo + bits % span)
             };
             backoff = fraction(self.backoff, 1, 65_535); // (0, 1)
+            deepest = fraction(self.deepest_cut, 1, 65_535); // (0, 1)
             tolerance = fraction(self.tolerance, 65_537, 4 << 16); // (1, 5)
             step = fraction(self.step, 1, 4 << 16); // (0, 4)
             utilisation = fraction(self.utilisation, 0, 65_537); // [0, 1]
@@ -73,6 +87,7 @@ impl ConfigInput {
             min,
             max,
             backoff,
+            deepest,
             step,
             utilisation,
             growth,
@@ -421,6 +436,7 @@ struct Plain {
     min: u32,
     max: u32,
     backoff: Ratio,
+    deepest: Ratio,
     step: Ratio,
     utilisation: Ratio,
     growth: Ratio,
@@ -446,6 +462,7 @@ impl Plain {
             .initial(self.initial)
             .bounds(self.min, self.max)
             .backoff(self.backoff)
+            .deepest_cut(self.deepest)
             .step(self.step)
             .growth_utilisation(self.utilisation)
             .growth_tolerance(self.growth)
@@ -502,37 +519,47 @@ impl Model {
         }
     }
 
-    /// 0: fast, 1: elevated (hold), 2: congested.
-    fn judge(&self, latency: u64) -> u8 {
+    /// 0: fast, 1: elevated (hold), 2: congested; and the congestion threshold.
+    fn judge(&self, latency: u64) -> (u8, u64) {
         match self.p.signal {
-            PlainSignal::Off => 0,
-            PlainSignal::Target(t) => 2 * u8::from(latency > t),
+            PlainSignal::Off => (0, 0),
+            PlainSignal::Target(t) => (2 * u8::from(latency > t), t),
             PlainSignal::Baseline {
                 tolerance,
                 min_samples,
                 ..
             } => {
                 if self.window.len() < usize::from(min_samples) {
-                    return 0;
+                    return (0, 0);
                 }
                 let b = self.median().unwrap_or(0).max(self.p.floor_us);
-                if latency > tolerance.mul_u64(b) {
-                    2
+                let threshold = tolerance.mul_u64(b);
+                if latency > threshold {
+                    (2, threshold)
                 } else {
-                    u8::from(latency > self.p.growth.mul_u64(b))
+                    (u8::from(latency > self.p.growth.mul_u64(b)), threshold)
                 }
             }
         }
     }
 
-    fn cut(&mut self, epoch: u32, elapsed: u64) -> Change {
+    /// A latency cut: `threshold / latency` in 16.16, no shallower than the backoff and no
+    /// deeper than the deepest cut (just the backoff if that is deeper still).
+    fn latency_factor(&self, threshold: u64, latency: u64) -> Ratio {
+        let (backoff, deepest) = (self.p.backoff.to_bits(), self.p.deepest.to_bits());
+        if deepest >= backoff {
+            return self.p.backoff;
+        }
+        let exact = (u128::from(threshold) << 16) / u128::from(latency.max(1));
+        let bits = exact.max(u128::from(deepest)).min(u128::from(backoff));
+        Ratio::from_bits(u32::try_from(bits).expect("at most the backoff"))
+    }
+
+    fn cut(&mut self, epoch: u32, elapsed: u64, factor: Ratio) -> Change {
         if epoch != self.epoch {
             return Change::Unchanged;
         }
-        self.limit = self
-            .limit
-            .shrink(self.p.backoff)
-            .clamp_to(self.p.min, self.p.max);
+        self.limit = self.limit.shrink(factor).clamp_to(self.p.min, self.p.max);
         self.epoch = self.epoch.wrapping_add(1);
         self.hold_until = self
             .hold_until
@@ -544,13 +571,13 @@ impl Model {
         let elapsed = self.observe(s.completed_at.as_micros());
         match s.outcome {
             Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload => self.cut(s.admission.epoch.0, elapsed),
+            Outcome::Overload => self.cut(s.admission.epoch.0, elapsed, self.p.backoff),
             Outcome::Success => {
                 let latency = s
                     .completed_at
                     .as_micros()
                     .saturating_sub(s.admission.at.as_micros());
-                let verdict = self.judge(latency);
+                let (verdict, threshold) = self.judge(latency);
                 if verdict < 2 || self.limit.whole() <= self.p.min {
                     self.window.push(latency.min(u64::from(u32::MAX)));
                     if self.window.len() > 16 {
@@ -558,7 +585,10 @@ impl Model {
                     }
                 }
                 match verdict {
-                    2 => self.cut(s.admission.epoch.0, elapsed),
+                    2 => {
+                        let factor = self.latency_factor(threshold, latency);
+                        self.cut(s.admission.epoch.0, elapsed, factor)
+                    }
                     1 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,
                     _ if u64::from(s.admission.in_flight)

@@ -592,3 +592,34 @@ fn float_and_fixed_agree_within_one_unit_on_the_same_sequence() {
         }
     }
 }
+
+#[test]
+fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
+    // A 10 ms target: 11 ms is barely over (the backoff, 0.8); 40 ms is 4x over (1/4, held at
+    // the deepest cut, 0.5); an explicit overload always uses the backoff.
+    let config = AimdConfig::default()
+        .initial(20)
+        .bounds(1, 64)
+        .target(Duration::from_millis(10));
+    let cut_by = |latency: u64, outcome: Outcome, config: AimdConfig| {
+        let mut aimd = AimdFixed::new(config).unwrap();
+        assert_eq!(complete(&mut aimd, 0, latency, outcome), Change::Decreased);
+        f64::from(aimd.stats().limit) / 20.0
+    };
+    assert_eq!(cut_by(11 * MS, Outcome::Success, config), 0.8);
+    assert_eq!(cut_by(16 * MS, Outcome::Success, config), 0.6); // 10/16 = 0.625 -> 12.5
+    assert_eq!(cut_by(40 * MS, Outcome::Success, config), 0.5);
+    assert_eq!(cut_by(40 * MS, Outcome::Overload, config), 0.8);
+    let plain = config.deepest_cut(Ratio::from_fraction(9, 10).unwrap());
+    assert_eq!(
+        cut_by(40 * MS, Outcome::Success, plain),
+        0.8,
+        "a fixed decrease when asked"
+    );
+    for bad in [Ratio::ZERO, Ratio::ONE] {
+        assert_eq!(
+            AimdFixed::new(config.deepest_cut(bad)).unwrap_err(),
+            ConfigError::BackoffOutOfRange
+        );
+    }
+}

@@ -60,8 +60,8 @@ enum Verdict {
     Fast,
     /// Above `growth_tolerance ×` baseline: hold the limit where it is.
     Elevated,
-    /// Above `tolerance ×` baseline (or the target): cut.
-    Congested,
+    /// Above the congestion threshold (`tolerance ×` baseline, or the target), µs: cut.
+    Congested { threshold: u64 },
 }
 
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
@@ -94,6 +94,7 @@ pub struct AimdConfig {
     min: u32,
     max: u32,
     backoff: Ratio,
+    deepest_cut: Ratio,
     step: Ratio,
     signal: LatencySignal,
     cooldown_micros: u64,
@@ -108,7 +109,8 @@ impl Default for AimdConfig {
             initial: 4,
             min: 1,
             max: 64,
-            backoff: Ratio::from_bits(52_429), // 0.8
+            backoff: Ratio::from_bits(52_429),     // 0.8
+            deepest_cut: Ratio::from_bits(32_768), // 0.5
             step: Ratio::ONE,
             signal: LatencySignal::Baseline {
                 tolerance: Ratio::from_int(2),
@@ -150,6 +152,17 @@ impl AimdConfig {
     /// The multiplicative decrease factor, strictly between 0 and 1.
     pub const fn backoff(mut self, backoff: Ratio) -> Self {
         self.backoff = backoff;
+        self
+    }
+
+    /// How deep one cut may go when the latency, not an explicit signal, shows congestion:
+    /// a sample `k ×` over the congestion threshold cuts by `1 / k`, but never less than
+    /// `backoff` and never below `deepest_cut` (default 0.5). A queue that has built up far
+    /// beyond the threshold is cleared in one or two round trips instead of many timid ones.
+    /// Set it to the backoff (or above) for a plain, fixed multiplicative decrease.
+    /// Strictly between 0 and 1.
+    pub const fn deepest_cut(mut self, factor: Ratio) -> Self {
+        self.deepest_cut = factor;
         self
     }
 
@@ -224,7 +237,7 @@ impl AimdConfig {
     /// Checks the configuration for a window of `window` samples.
     pub fn validate(&self, window: usize) -> Result<(), ConfigError> {
         validate_bounds(self.initial, self.min, self.max)?;
-        if !is_fraction(self.backoff) {
+        if !is_fraction(self.backoff) || !is_fraction(self.deepest_cut) {
             return Err(ConfigError::BackoffOutOfRange);
         }
         if self.step == Ratio::ZERO || self.step > MAX_STEP {
@@ -377,7 +390,9 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
 
     fn judge(&self, latency: u64) -> Verdict {
         match self.config.signal {
-            LatencySignal::Target { micros } if latency > micros => Verdict::Congested,
+            LatencySignal::Target { micros } if latency > micros => {
+                Verdict::Congested { threshold: micros }
+            }
             LatencySignal::Off | LatencySignal::Target { .. } => Verdict::Fast,
             LatencySignal::Baseline {
                 tolerance,
@@ -391,8 +406,9 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
                     return Verdict::Fast;
                 };
                 let b = u64::from(baseline).max(self.config.baseline_floor_micros);
-                if latency > tolerance.mul_u64(b) {
-                    Verdict::Congested
+                let threshold = tolerance.mul_u64(b);
+                if latency > threshold {
+                    Verdict::Congested { threshold }
                 } else if latency > self.config.growth_tolerance.mul_u64(b) {
                     Verdict::Elevated
                 } else {
@@ -413,13 +429,30 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         }
     }
 
-    fn cut(&mut self, sample: &Sample, elapsed: u64) -> Change {
+    /// The factor of a cut for a latency `latency` over `threshold`: `threshold / latency`,
+    /// within `[deepest_cut, backoff]`.
+    fn latency_cut(&self, threshold: u64, latency: u64) -> Ratio {
+        let (deepest, backoff) = (self.config.deepest_cut, self.config.backoff);
+        if deepest >= backoff {
+            return backoff;
+        }
+        // threshold / latency in 16.16; both are below 2^47 µs in any sane use, and a larger
+        // threshold only means a factor near 1, which the clamp turns into the backoff.
+        let bits = threshold
+            .checked_shl(16)
+            .filter(|shifted| shifted >> 16 == threshold)
+            .map_or(u64::MAX, |shifted| shifted / latency.max(1));
+        let bits = bits.clamp(u64::from(deepest.to_bits()), u64::from(backoff.to_bits()));
+        Ratio::from_bits(bits as u32)
+    }
+
+    fn cut(&mut self, sample: &Sample, elapsed: u64, factor: Ratio) -> Change {
         if sample.admission.epoch != self.epoch {
             return Change::Unchanged; // already answered this round trip
         }
         self.limit = self
             .limit
-            .shrink(self.config.backoff)
+            .shrink(factor)
             .clamp_to(self.config.min, self.config.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);
@@ -466,7 +499,7 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
         let elapsed = self.observe(sample.completed_at);
         let change = match sample.outcome {
             Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload => self.cut(sample, elapsed),
+            Outcome::Overload => self.cut(sample, elapsed, self.config.backoff),
             Outcome::Success => {
                 let latency = sample.latency_micros();
                 // Remembered medians age on the controller's monotonic time, so a clock that
@@ -478,12 +511,16 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
                 // it is the dependency's new normal, and it is learned.
-                if verdict != Verdict::Congested || self.limit.whole() <= self.config.min {
+                let congested = matches!(verdict, Verdict::Congested { .. });
+                if !congested || self.limit.whole() <= self.config.min {
                     self.window.push(latency);
                     self.remember_median(mono);
                 }
                 match verdict {
-                    Verdict::Congested => self.cut(sample, elapsed),
+                    Verdict::Congested { threshold } => {
+                        let factor = self.latency_cut(threshold, latency);
+                        self.cut(sample, elapsed, factor)
+                    }
                     Verdict::Elevated => Change::Unchanged,
                     Verdict::Fast => self.grow(sample, elapsed),
                 }

@@ -1,0 +1,128 @@
+//! Permits against tokio's and async-lock's semaphores, in one run.
+//!
+//! `cargo bench -p limiter-tokio`, then `python3 scripts/bench-ratios.py` for the ratios.
+//!
+//! - `uncontended/*`: `try_acquire` and drop, one thread.
+//! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit.
+//! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit of 8.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_main};
+use limiter_core::{AimdF32, Clock, Gate, ManualClock, StdRawMutex};
+use limiter_tokio::Limiter;
+
+const LIMIT: u32 = 8;
+
+fn limiter() -> Limiter {
+    Limiter::new(AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap())
+}
+
+fn uncontended(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uncontended");
+    let tokio = tokio::sync::Semaphore::new(LIMIT as usize);
+    g.bench_function("tokio-semaphore", |b| {
+        b.iter(|| drop(black_box(tokio.try_acquire().unwrap())));
+    });
+    let async_lock = async_lock::Semaphore::new(LIMIT as usize);
+    g.bench_function("async-lock-semaphore", |b| {
+        b.iter(|| drop(black_box(async_lock.try_acquire().unwrap())));
+    });
+    let ours = limiter();
+    g.bench_function("limiter", |b| {
+        b.iter(|| drop(black_box(ours.try_acquire().unwrap())));
+    });
+    // The same gate with a clock that costs nothing: the bookkeeping alone.
+    let clock = ManualClock::new();
+    let gate: Gate<StdRawMutex, _, _, 1024> = Gate::new(
+        AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap(),
+        &clock,
+    );
+    g.bench_function("limiter-without-clock", |b| {
+        b.iter(|| drop(black_box(gate.try_acquire().unwrap())));
+    });
+    let tokio_clock = limiter_tokio::TokioClock::new();
+    g.bench_function("clock-read", |b| b.iter(|| black_box(tokio_clock.now())));
+    g.finish();
+}
+
+fn cycle(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cycle");
+    let tokio = tokio::sync::Semaphore::new(LIMIT as usize);
+    g.bench_function("tokio-semaphore", |b| {
+        b.iter(|| drop(black_box(tokio.try_acquire().unwrap())));
+    });
+    let ours = limiter();
+    g.bench_function("limiter", |b| {
+        b.iter(|| black_box(ours.try_acquire().unwrap()).success());
+    });
+    g.finish();
+}
+
+const TASKS: usize = 64;
+const ACQUISITIONS: usize = 100_000;
+
+fn contended(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let per_task = ACQUISITIONS / TASKS;
+    let mut g = c.benchmark_group("contended");
+    g.sample_size(10);
+    g.bench_function("tokio-semaphore", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let semaphore = Arc::new(tokio::sync::Semaphore::new(LIMIT as usize));
+                let tasks: Vec<_> = (0..TASKS)
+                    .map(|_| {
+                        let semaphore = semaphore.clone();
+                        tokio::spawn(async move {
+                            for _ in 0..per_task {
+                                let permit = semaphore.acquire().await.unwrap();
+                                tokio::task::yield_now().await;
+                                drop(permit);
+                            }
+                        })
+                    })
+                    .collect();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            });
+        });
+    });
+    g.bench_function("limiter", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let limiter = limiter();
+                let tasks: Vec<_> = (0..TASKS)
+                    .map(|_| {
+                        let limiter = limiter.clone();
+                        tokio::spawn(async move {
+                            for _ in 0..per_task {
+                                let permit = limiter.acquire().await.unwrap();
+                                tokio::task::yield_now().await;
+                                permit.success();
+                            }
+                        })
+                    })
+                    .collect();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+                assert_eq!(limiter.in_flight(), 0);
+            });
+        });
+    });
+    g.finish();
+}
+
+mod group {
+    #![allow(missing_docs)]
+    use super::{contended, cycle, uncontended};
+    criterion::criterion_group!(benches, uncontended, cycle, contended);
+}
+use group::benches;
+criterion_main!(benches);

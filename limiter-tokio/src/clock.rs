@@ -1,0 +1,56 @@
+//! [`TokioClock`]: the core's [`Clock`] on tokio's time.
+
+use limiter_core::{Clock, Instant};
+
+/// Reads `tokio::time::Instant`, so a paused runtime (`tokio::time::pause`, `start_paused`)
+/// drives the limiter's latency measurements exactly as it drives timers.
+///
+/// Instants count microseconds from the clock's creation.
+///
+/// ```
+/// use limiter_core::Clock;
+/// use limiter_tokio::TokioClock;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let clock = TokioClock::new();
+/// tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+/// assert_eq!(clock.now().as_micros(), 3_000);
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct TokioClock {
+    origin: tokio::time::Instant,
+}
+
+impl TokioClock {
+    /// A clock whose epoch is now.
+    pub fn new() -> Self {
+        TokioClock {
+            origin: tokio::time::Instant::now(),
+        }
+    }
+
+    /// The tokio instant of a core [`Instant`] of this clock.
+    pub fn to_tokio(&self, at: Instant) -> tokio::time::Instant {
+        self.origin + at.saturating_duration_since(Instant::ZERO)
+    }
+
+    /// The core [`Instant`] of a tokio instant (the epoch, if `at` is earlier).
+    pub fn from_tokio(&self, at: tokio::time::Instant) -> Instant {
+        let micros = at.saturating_duration_since(self.origin).as_micros();
+        Instant::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
+    }
+}
+
+impl Default for TokioClock {
+    fn default() -> Self {
+        TokioClock::new()
+    }
+}
+
+impl Clock for TokioClock {
+    fn now(&self) -> Instant {
+        self.from_tokio(tokio::time::Instant::now())
+    }
+}

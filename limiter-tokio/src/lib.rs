@@ -1,0 +1,49 @@
+//! The tokio adapter of [`limiter_core`]: an adaptive concurrency limiter for clients of one
+//! dependency.
+//!
+//! [`Limiter`] wraps the core gate in an `Arc` with a `std` mutex and [`TokioClock`] (tokio's
+//! clock, so `tokio::time::pause` drives it in tests). It admits requests while in-flight is
+//! below the controller's limit, queues up to `Q` more in FIFO order, and learns from every
+//! classified outcome: slow calls and congestion signals (timeouts, 429/503/504) cut the limit,
+//! fast successes grow it, client errors and cancellations change nothing.
+//!
+//! - [`Limiter::try_acquire`], [`Limiter::acquire`], [`Limiter::acquire_timeout`],
+//!   [`Limiter::acquire_until`]: permits, released on every path.
+//! - [`Limiter::run`]: a permit around a future, with a [`Classify`](limiter_core::Classify)
+//!   deciding what its output means ([`ErrorsAreOverload`](limiter_core::ErrorsAreOverload),
+//!   [`HttpClassifier`](limiter_core::HttpClassifier), or a closure).
+//! - [`Limiter::snapshot`] and [`Limiter::report_every`]: what an operator exports.
+//! - With feature `tower`: [`LimitLayer`], a tower middleware.
+//!
+//! ```
+//! use std::time::Duration;
+//! use limiter_core::{AimdConfig, HttpClassifier};
+//! use limiter_tokio::Limiter;
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let limiter = Limiter::aimd(AimdConfig::default().initial(4).bounds(1, 32))?;
+//! for _ in 0..3 {
+//!     let status = limiter
+//!         .run(async { tokio::time::sleep(Duration::from_millis(5)).await; 429u16 }, HttpClassifier::new())
+//!         .await?;
+//!     assert_eq!(status, 429);
+//! }
+//! assert!(limiter.limit() < 4, "throttling cut the limit");
+//! # Ok(())
+//! # }
+//! ```
+
+mod clock;
+mod error;
+mod limiter;
+#[cfg(feature = "tower")]
+mod tower;
+
+pub use clock::TokioClock;
+pub use error::AcquireError;
+pub use limiter::{
+    Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, Permit, Reporter, SharedGate,
+};
+#[cfg(feature = "tower")]
+pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};

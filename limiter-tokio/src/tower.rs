@@ -1,0 +1,203 @@
+//! A tower [`Layer`] and [`Service`] that limit concurrency adaptively (feature `tower`).
+//!
+//! The service takes a permit in `poll_ready` (waiting in the limiter's FIFO queue), moves it
+//! into the response future in `call`, classifies the response (or error) when the future
+//! completes, and releases the permit there, or as cancelled if the response future is dropped
+//! first. Each clone of the service holds its own permit, never a shared one.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use std::sync::Arc;
+
+use limiter_core::{AimdF32, Classify, Controller, GateRef, Permit};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::{DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, SharedGate};
+
+/// The error of a [`LimitService`]: the inner service's, or the limiter's
+/// [`QueueFull`](limiter_core::QueueFull), boxed as tower's middleware do.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Wraps services in a [`LimitService`] sharing one [`Limiter`].
+///
+/// ```
+/// use limiter_core::{ErrorsAreOverload, Fixed};
+/// use limiter_tokio::{Limiter, LimitLayer};
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let limiter = Limiter::new(Fixed::new(8).unwrap());
+/// let service = ServiceBuilder::new()
+///     .layer(LimitLayer::new(limiter.clone(), ErrorsAreOverload))
+///     .service(service_fn(|x: u32| async move { Ok::<_, std::io::Error>(x * 2) }));
+/// assert_eq!(service.oneshot(21).await.unwrap(), 42);
+/// assert_eq!(limiter.snapshot().admitted, 1);
+/// # }
+/// ```
+pub struct LimitLayer<K, C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
+    limiter: Limiter<C, Q>,
+    classify: K,
+}
+
+impl<K: Clone, C, const Q: usize> Clone for LimitLayer<K, C, Q> {
+    fn clone(&self) -> Self {
+        LimitLayer {
+            limiter: self.limiter.clone(),
+            classify: self.classify.clone(),
+        }
+    }
+}
+
+impl<K, C: Controller, const Q: usize> std::fmt::Debug for LimitLayer<K, C, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LimitLayer")
+            .field("limiter", &self.limiter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K, C, const Q: usize> LimitLayer<K, C, Q> {
+    /// A layer admitting through `limiter`, judging responses with `classify`.
+    pub fn new(limiter: Limiter<C, Q>, classify: K) -> Self {
+        LimitLayer { limiter, classify }
+    }
+}
+
+impl<S, K: Clone, C: Controller, const Q: usize> Layer<S> for LimitLayer<K, C, Q> {
+    type Service = LimitService<S, K, C, Q>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        LimitService {
+            inner,
+            limiter: self.limiter.clone(),
+            classify: self.classify.clone(),
+            state: State::Idle,
+        }
+    }
+}
+
+enum State<C: Controller, const Q: usize> {
+    Idle,
+    Waiting(OwnedAcquire<C, Q>),
+    Ready(OwnedPermit<C, Q>),
+}
+
+/// A service whose calls run under a [`Limiter`]'s permits; see [`LimitLayer`].
+pub struct LimitService<S, K, C: Controller = AimdF32, const Q: usize = DEFAULT_QUEUE> {
+    inner: S,
+    limiter: Limiter<C, Q>,
+    classify: K,
+    state: State<C, Q>,
+}
+
+impl<S: Clone, K: Clone, C: Controller, const Q: usize> Clone for LimitService<S, K, C, Q> {
+    /// A clone shares the limiter, not a permit this service may hold.
+    fn clone(&self) -> Self {
+        LimitService {
+            inner: self.inner.clone(),
+            limiter: self.limiter.clone(),
+            classify: self.classify.clone(),
+            state: State::Idle,
+        }
+    }
+}
+
+impl<S, K, C: Controller, const Q: usize> std::fmt::Debug for LimitService<S, K, C, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.state {
+            State::Idle => "idle",
+            State::Waiting(_) => "waiting",
+            State::Ready(_) => "ready",
+        };
+        f.debug_struct("LimitService")
+            .field("limiter", &self.limiter)
+            .field("state", &state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, Req, K, C, const Q: usize> Service<Req> for LimitService<S, K, C, Q>
+where
+    S: Service<Req>,
+    S::Error: Into<BoxError>,
+    K: Classify<Result<S::Response, S::Error>> + Clone,
+    C: Controller,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C, Q>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        loop {
+            match &mut self.state {
+                State::Idle => self.state = State::Waiting(self.limiter.acquire_owned()),
+                State::Waiting(acquire) => {
+                    let permit = ready!(Pin::new(acquire).poll(cx));
+                    self.state = State::Idle;
+                    self.state = State::Ready(permit?);
+                }
+                // Holding a permit: now the inner service must be ready too. If it fails, the
+                // permit stays here for the next call.
+                State::Ready(_) => return self.inner.poll_ready(cx).map_err(Into::into),
+            }
+        }
+    }
+
+    /// # Panics
+    ///
+    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call, as tower's own
+    /// middleware do.
+    fn call(&mut self, request: Req) -> Self::Future {
+        let State::Ready(permit) = std::mem::replace(&mut self.state, State::Idle) else {
+            panic!("LimitService::call without poll_ready");
+        };
+        ResponseFuture {
+            inner: self.inner.call(request),
+            permit: Some(permit),
+            classify: self.classify.clone(),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of a [`LimitService`]: holds the permit until the inner future
+    /// completes, then records the classified outcome. Dropped early, it releases the permit as
+    /// cancelled.
+    pub struct ResponseFuture<F, K, R: GateRef> {
+        #[pin]
+        inner: F,
+        permit: Option<Permit<R>>,
+        classify: K,
+    }
+}
+
+impl<F, T, E, K, R> Future for ResponseFuture<F, K, R>
+where
+    F: Future<Output = Result<T, E>>,
+    E: Into<BoxError>,
+    K: Classify<Result<T, E>>,
+    R: GateRef,
+{
+    type Output = Result<T, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let output = ready!(this.inner.poll(cx));
+        if let Some(permit) = this.permit.take() {
+            permit.record_verdict(this.classify.classify(&output));
+        }
+        Poll::Ready(output.map_err(Into::into))
+    }
+}
+
+impl<F, K, R: GateRef> std::fmt::Debug for ResponseFuture<F, K, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("holds_permit", &self.permit.is_some())
+            .finish_non_exhaustive()
+    }
+}

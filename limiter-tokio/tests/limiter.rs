@@ -1,0 +1,182 @@
+//! Behaviour specific to the tokio adapter: its clock, its timers, `run`, Retry-After and the
+//! reporter. What every adapter must do is in the workspace's contract suite.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use limiter_core::{AimdConfig, Fixed, HttpClassifier, Outcome, Verdict, classify_fn};
+use limiter_tokio::{AcquireError, Limiter, OwnedAcquire, OwnedPermit, Reporter};
+
+#[test]
+fn bounds() {
+    fn send_sync_static<T: Send + Sync + 'static>() {}
+    fn send_static<T: Send + 'static>() {}
+    // The borrowed futures can be held across `.await` in spawned tasks too.
+    fn send<T: Send>(_: &T) {}
+    send_sync_static::<Limiter>();
+    send_sync_static::<Limiter<Fixed, 4>>();
+    send_static::<OwnedPermit>();
+    send_static::<OwnedAcquire>();
+    send_sync_static::<Reporter>();
+    send_sync_static::<AcquireError>();
+    let limiter = Limiter::new(Fixed::new(1).unwrap());
+    send(&limiter.acquire());
+    send(&limiter.acquire_timeout(Duration::from_secs(1)));
+    send(&limiter.run(async { 1 }, classify_fn(|_: &i32| Outcome::Success)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn latency_is_measured_on_the_paused_clock() {
+    let limiter = Limiter::aimd(AimdConfig::default().initial(4)).unwrap();
+    for _ in 0..20 {
+        let permit = limiter.acquire().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(7)).await;
+        permit.success();
+    }
+    assert_eq!(limiter.snapshot().baseline_micros, Some(7_000));
+}
+
+#[tokio::test(start_paused = true)]
+async fn acquire_until_gives_up_at_the_deadline_and_leaves_the_queue() {
+    let limiter = Limiter::new(Fixed::new(1).unwrap());
+    let held = limiter.try_acquire().unwrap();
+    let start = tokio::time::Instant::now();
+    let deadline = start + Duration::from_millis(40);
+    assert_eq!(
+        limiter.acquire_until(deadline).await.err(),
+        Some(AcquireError::Timeout)
+    );
+    assert_eq!(start.elapsed(), Duration::from_millis(40));
+    assert_eq!(limiter.snapshot().queued, 0);
+    drop(held);
+    assert!(
+        limiter.acquire_until(deadline).await.is_ok(),
+        "free capacity is taken even late"
+    );
+}
+
+#[tokio::test]
+async fn a_full_queue_is_reported_by_every_waiting_call() {
+    let limiter = Limiter::<_, 1>::with_queue(Fixed::new(1).unwrap());
+    let _held = limiter.try_acquire().unwrap();
+    let waiting = limiter.acquire();
+    tokio::pin!(waiting);
+    assert!(futures_poll_once(waiting.as_mut()).await.is_none());
+    assert_eq!(limiter.acquire().await.err(), Some(limiter_core::QueueFull));
+    assert_eq!(
+        limiter.acquire_timeout(Duration::from_secs(1)).await.err(),
+        Some(AcquireError::QueueFull)
+    );
+    assert_eq!(
+        limiter
+            .run(async {}, classify_fn(|(): &()| Outcome::Success))
+            .await,
+        Err(limiter_core::QueueFull)
+    );
+    assert_eq!(limiter.snapshot().rejected, 3);
+}
+
+/// Polls once; `Some` if the future completed.
+async fn futures_poll_once<F: std::future::Future + Unpin>(f: F) -> Option<F::Output> {
+    let mut f = f;
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match std::pin::Pin::new(&mut f).poll(cx) {
+            std::task::Poll::Ready(v) => Some(v),
+            std::task::Poll::Pending => None,
+        })
+    })
+    .await
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_holds_growth_for_as_long_as_it_asks() {
+    let config = AimdConfig::default()
+        .initial(4)
+        .bounds(1, 64)
+        .growth_utilisation(limiter_core::Ratio::ZERO);
+    let limiter = Limiter::aimd(config).unwrap();
+    let throttled = classify_fn(|(): &()| {
+        Verdict::from(Outcome::Overload).retry_after(Duration::from_secs(10))
+    });
+    limiter.run(async {}, throttled).await.unwrap();
+    let after_cut = limiter.limit();
+    assert!(after_cut < 4);
+
+    let fast = |ms| async move { tokio::time::sleep(Duration::from_millis(ms)).await };
+    let ok = classify_fn(|(): &()| Outcome::Success);
+    // Nine seconds of fast successes: held.
+    for _ in 0..90 {
+        limiter.run(fast(100), ok).await.unwrap();
+    }
+    assert_eq!(
+        limiter.limit(),
+        after_cut,
+        "growth held inside the Retry-After window"
+    );
+    for _ in 0..30 {
+        limiter.run(fast(100), ok).await.unwrap();
+    }
+    assert!(limiter.limit() > after_cut, "growth resumes after it");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_http_retry_after_header_is_honoured_through_run() {
+    let config = AimdConfig::default()
+        .initial(8)
+        .growth_utilisation(limiter_core::Ratio::ZERO);
+    let limiter = Limiter::aimd(config).unwrap();
+    let response = || {
+        http::Response::builder()
+            .status(503)
+            .header("retry-after", "5")
+            .body(())
+            .unwrap()
+    };
+    limiter
+        .run(async { response() }, HttpClassifier::new())
+        .await
+        .unwrap();
+    let cut = limiter.limit();
+    let ok = classify_fn(|(): &()| Outcome::Success);
+    for _ in 0..40 {
+        limiter
+            .run(tokio::time::sleep(Duration::from_millis(100)), ok)
+            .await
+            .unwrap();
+    }
+    assert_eq!(limiter.limit(), cut, "4 s into a 5 s Retry-After");
+}
+
+#[tokio::test]
+async fn a_panicking_call_releases_its_permit() {
+    let limiter = Limiter::new(Fixed::new(1).unwrap());
+    let task = tokio::spawn({
+        let limiter = limiter.clone();
+        async move {
+            limiter
+                .run(
+                    async { panic!("the call failed hard") },
+                    classify_fn(|(): &()| Outcome::Success),
+                )
+                .await
+        }
+    });
+    assert!(task.await.unwrap_err().is_panic());
+    let s = limiter.snapshot();
+    assert_eq!((s.in_flight, s.admitted, s.cancelled), (0, 1, 1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_reporter_stops_with_the_limiter() {
+    let limiter = Limiter::new(Fixed::new(3).unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let reporter = limiter.report_every(Duration::from_millis(100), move |s| {
+        log.lock().unwrap().push(s.limit);
+    });
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    drop(limiter);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(*seen.lock().unwrap(), [3, 3, 3]);
+    drop(reporter);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Prints the ratios of the last `cargo bench -p limiter-tokio` run (criterion's estimates)."""
+import json
+import pathlib
+import sys
+
+root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
+
+
+def mean(group, name):
+    path = root / group / name / "new" / "estimates.json"
+    return json.loads(path.read_text())["mean"]["point_estimate"]
+
+
+rows = [
+    ("uncontended try_acquire + drop", "uncontended", "limiter", "tokio-semaphore", "<= 1.0"),
+    ("  vs async-lock", "uncontended", "limiter", "async-lock-semaphore", ""),
+    ("  bookkeeping only (no clock read)", "uncontended", "limiter-without-clock", "tokio-semaphore", ""),
+    ("full cycle with record", "cycle", "limiter", "tokio-semaphore", "<= 1.5"),
+    ("contended: time for 100,000", "contended", "limiter", "tokio-semaphore", "<= 1.25 (throughput >= 0.8)"),
+]
+print(f"{'measure':<38} {'ours':>12} {'peer':>12} {'ratio':>7}  target")
+for label, group, ours, peer, target in rows:
+    a, b = mean(group, ours), mean(group, peer)
+    unit = "ns" if a < 1e6 else "ms"
+    scale = 1 if unit == "ns" else 1e-6
+    print(f"{label:<38} {a * scale:>9.1f} {unit} {b * scale:>9.1f} {unit} {a / b:>7.2f}  {target}")
+print(f"{'clock read (tokio::time::Instant)':<38} {mean('uncontended', 'clock-read'):>9.1f} ns")
