@@ -1,0 +1,379 @@
+//! The contract every adapter of `limiter-core` must keep, written once and run on each runtime.
+//!
+//! An adapter implements [`Adapter`] (how to build a limiter, take permits, spawn, sleep and time
+//! out on its runtime) and calls [`contract_tests!`], which expands to one `#[test]` per clause:
+//!
+//! | clause | what it shows |
+//! |---|---|
+//! | [`fifo_admission`] | waiters are admitted in arrival order |
+//! | [`hard_limit_under_1000_tasks`] | an instrumented upstream never sees more than the limit |
+//! | [`cancellation_releases_everything`] | dropping waiting and admitted futures leaks nothing |
+//! | [`timeouts_leave_the_queue`] | a timed-out wait gives up its place |
+//! | [`panics_release_the_permit`] | a call that panics releases its permit |
+//! | [`limit_changes_wake_the_right_number`] | a raise admits exactly the room it makes; a cut revokes nothing |
+//! | [`no_lost_wakeup_soak`] | 100,000 acquisitions by 64 tasks all complete |
+//!
+//! Each clause builds its limiter with a fixed limit ([`Adapter::new`]) and checks the gate's
+//! own counters ([`Snapshot`]) as well as what the tasks observed.
+
+#![allow(clippy::missing_panics_doc)] // every clause panics when the contract is broken: that is its job
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use limiter_core::{GateRef, Permit, QueueFull, Snapshot};
+
+/// A task that panicked, as its join handle reports it.
+#[derive(Debug)]
+pub struct Panicked;
+
+/// What the contract needs from an adapter and its runtime.
+pub trait Adapter: 'static {
+    /// The adapter's limiter handle (cheap to clone, shared by tasks).
+    type Limiter: Clone + Send + Sync + 'static;
+    /// The handle its owned permits keep.
+    type Handle: GateRef + Unpin + Send + 'static;
+
+    /// A limiter with a fixed `limit` and room for at least 1,024 waiters.
+    fn new(limit: u32) -> Self::Limiter;
+    /// Sets the limit (through the controller), admitting whoever a raise makes room for.
+    fn set_limit(limiter: &Self::Limiter, limit: u32);
+    /// The gate's snapshot.
+    fn snapshot(limiter: &Self::Limiter) -> Snapshot;
+    /// A permit now, or `None` at the limit.
+    fn try_acquire(limiter: &Self::Limiter) -> Option<Permit<Self::Handle>>;
+    /// Waits for a permit.
+    fn acquire(
+        limiter: &Self::Limiter,
+    ) -> impl Future<Output = Result<Permit<Self::Handle>, QueueFull>> + Send + 'static;
+    /// Waits at most `timeout` for a permit with the adapter's own timeout API, and releases it
+    /// at once as a success; `false` if the time ran out.
+    fn acquire_timeout(
+        limiter: &Self::Limiter,
+        timeout: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static;
+    /// Runs `call` under a permit with the adapter's `run`, classifying its output a success.
+    fn run<F>(
+        limiter: &Self::Limiter,
+        call: F,
+    ) -> impl Future<Output = Result<F::Output, QueueFull>> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send;
+
+    /// Runs `future` to completion on a runtime with at least two worker threads.
+    fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
+    where
+        F::Output: Send;
+    /// Spawns a task; the returned future resolves to its output, or to [`Panicked`].
+    fn spawn<F>(future: F) -> impl Future<Output = Result<F::Output, Panicked>> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static;
+    /// Sleeps on the runtime's timer.
+    fn sleep(duration: Duration) -> impl Future<Output = ()> + Send + 'static;
+    /// `future`'s output, or `None` if `duration` passes first (the future is then dropped).
+    fn timeout<F>(duration: Duration, future: F) -> impl Future<Output = Option<F::Output>> + Send
+    where
+        F: Future + Send;
+}
+
+/// Expands to one `#[test]` per clause of the contract, for `$adapter`.
+#[macro_export]
+macro_rules! contract_tests {
+    ($adapter:ty) => {
+        $crate::contract_tests!(@each $adapter;
+            fifo_admission,
+            hard_limit_under_1000_tasks,
+            cancellation_releases_everything,
+            timeouts_leave_the_queue,
+            panics_release_the_permit,
+            limit_changes_wake_the_right_number,
+            no_lost_wakeup_soak,
+        );
+    };
+    (@each $adapter:ty; $($clause:ident,)*) => {
+        $(
+            #[test]
+            fn $clause() {
+                $crate::$clause::<$adapter>();
+            }
+        )*
+    };
+}
+
+/// Waits (on the runtime's timer) until `done` holds, failing after ten seconds.
+async fn eventually<A: Adapter>(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "never happened: {what}"
+        );
+        A::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// Checks that the limiter is back at rest: nothing in flight, nobody queued.
+fn assert_at_rest<A: Adapter>(limiter: &A::Limiter) -> Snapshot {
+    let s = A::snapshot(limiter);
+    assert_eq!((s.in_flight, s.queued), (0, 0), "at rest: {s:?}");
+    s
+}
+
+/// Waiters are admitted in the order they arrived.
+pub fn fifo_admission<A: Adapter>() {
+    A::block_on(async {
+        const WAITERS: usize = 8;
+        let limiter = A::new(1);
+        let held = A::try_acquire(&limiter).expect("below the limit");
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for i in 0..WAITERS {
+            let (limiter2, order) = (limiter.clone(), order.clone());
+            tasks.push(A::spawn(async move {
+                let permit = A::acquire(&limiter2).await.expect("room in the queue");
+                order.lock().unwrap().push(i);
+                A::sleep(Duration::from_millis(1)).await;
+                permit.success();
+            }));
+            // The next waiter arrives only once this one is queued.
+            eventually::<A>("the waiter queued", || {
+                A::snapshot(&limiter).queued as usize == i + 1
+            })
+            .await;
+        }
+        held.success();
+        for task in tasks {
+            task.await.expect("no waiter panics");
+        }
+        assert_eq!(*order.lock().unwrap(), (0..WAITERS).collect::<Vec<_>>());
+        assert_at_rest::<A>(&limiter);
+    });
+}
+
+/// 1,000 concurrent tasks call an upstream that records its peak in-flight: the peak is the
+/// limit, never more.
+pub fn hard_limit_under_1000_tasks<A: Adapter>() {
+    A::block_on(async {
+        const LIMIT: u32 = 16;
+        let limiter = A::new(LIMIT);
+        let in_flight = Arc::new(AtomicU32::new(0));
+        let peak = Arc::new(AtomicU32::new(0));
+        let tasks: Vec<_> = (0..1_000)
+            .map(|_| {
+                let (limiter, in_flight, peak) = (limiter.clone(), in_flight.clone(), peak.clone());
+                A::spawn(async move {
+                    let call = async move {
+                        let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                        peak.fetch_max(now, Ordering::SeqCst);
+                        A::sleep(Duration::from_millis(1)).await;
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                    };
+                    A::run(&limiter, call).await.expect("room in the queue");
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("no call panics");
+        }
+        assert_eq!(
+            peak.load(Ordering::SeqCst),
+            LIMIT,
+            "the upstream's peak in-flight"
+        );
+        let s = assert_at_rest::<A>(&limiter);
+        assert_eq!(s.admitted, 1_000);
+    });
+}
+
+/// Waiting futures and admitted calls dropped by timeouts leave nothing behind: in-flight and
+/// the queue return to zero and the whole limit can be taken again.
+pub fn cancellation_releases_everything<A: Adapter>() {
+    A::block_on(async {
+        const LIMIT: u32 = 4;
+        let limiter = A::new(LIMIT);
+        let mut tasks = Vec::new();
+        for i in 0..40u64 {
+            let limiter = limiter.clone();
+            tasks.push(A::spawn(async move {
+                if i % 2 == 0 {
+                    // Admitted (or waiting), then dropped mid-call.
+                    let call = A::run(&limiter, A::sleep(Duration::from_secs(10)));
+                    A::timeout(Duration::from_millis(5 + i % 7), call)
+                        .await
+                        .is_none()
+                } else {
+                    // Waiting, dropped before or just after it was granted.
+                    let wait = A::acquire(&limiter);
+                    match A::timeout(Duration::from_millis(1 + i % 5), wait).await {
+                        Some(permit) => {
+                            drop(permit.expect("room in the queue"));
+                            false
+                        }
+                        None => true,
+                    }
+                }
+            }));
+        }
+        let mut cancelled = 0;
+        for task in tasks {
+            cancelled += usize::from(task.await.expect("no task panics"));
+        }
+        assert!(
+            cancelled >= 20,
+            "the long calls were all cancelled ({cancelled})"
+        );
+        let s = assert_at_rest::<A>(&limiter);
+        assert_eq!(
+            s.admitted, s.cancelled,
+            "every admission was cancelled: {s:?}"
+        );
+        let all: Vec<_> = (0..LIMIT)
+            .filter_map(|_| A::try_acquire(&limiter))
+            .collect();
+        assert_eq!(all.len(), LIMIT as usize, "the whole limit is free again");
+        assert!(A::try_acquire(&limiter).is_none());
+    });
+}
+
+/// A wait that times out returns no permit, after the timeout, and leaves the queue.
+pub fn timeouts_leave_the_queue<A: Adapter>() {
+    A::block_on(async {
+        let limiter = A::new(1);
+        let held = A::try_acquire(&limiter).expect("below the limit");
+        let start = Instant::now();
+        assert!(!A::acquire_timeout(&limiter, Duration::from_millis(30)).await);
+        assert!(
+            start.elapsed() >= Duration::from_millis(30),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(A::snapshot(&limiter).queued, 0);
+        drop(held);
+        assert!(A::acquire_timeout(&limiter, Duration::from_millis(30)).await);
+        let s = assert_at_rest::<A>(&limiter);
+        assert_eq!(
+            (s.admitted, s.cancelled),
+            (2, 1),
+            "only the held permit, dropped, was cancelled"
+        );
+    });
+}
+
+/// A call that panics inside `run` releases its permit (as cancelled), and the next call runs.
+pub fn panics_release_the_permit<A: Adapter>() {
+    A::block_on(async {
+        let limiter = A::new(1);
+        let limiter2 = limiter.clone();
+        let task = A::spawn(async move {
+            A::run(&limiter2, async {
+                panic!("the guarded call panics");
+            })
+            .await
+        });
+        assert!(task.await.is_err(), "the task reports its panic");
+        let s = assert_at_rest::<A>(&limiter);
+        assert_eq!((s.admitted, s.cancelled), (1, 1));
+        assert_eq!(A::run(&limiter, async { 7 }).await, Ok(7));
+    });
+}
+
+/// Raising the limit admits exactly as many waiters as it makes room for; lowering it revokes
+/// nobody, and admits nobody until in-flight is below the new limit.
+pub fn limit_changes_wake_the_right_number<A: Adapter>() {
+    A::block_on(async {
+        const WAITERS: usize = 6;
+        let limiter = A::new(1);
+        let held = A::try_acquire(&limiter).expect("below the limit");
+        let admitted = Arc::new(AtomicUsize::new(0));
+        let release = Arc::new(AtomicBool::new(false));
+        let tasks: Vec<_> = (0..WAITERS)
+            .map(|_| {
+                let (limiter, admitted, release) =
+                    (limiter.clone(), admitted.clone(), release.clone());
+                A::spawn(async move {
+                    let permit = A::acquire(&limiter).await.expect("room in the queue");
+                    admitted.fetch_add(1, Ordering::SeqCst);
+                    while !release.load(Ordering::SeqCst) {
+                        A::sleep(Duration::from_millis(1)).await;
+                    }
+                    permit.success();
+                })
+            })
+            .collect();
+        eventually::<A>("all queued", || {
+            A::snapshot(&limiter).queued as usize == WAITERS
+        })
+        .await;
+
+        A::set_limit(&limiter, 4);
+        eventually::<A>("three admitted", || admitted.load(Ordering::SeqCst) == 3).await;
+        A::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            admitted.load(Ordering::SeqCst),
+            3,
+            "exactly the room the raise made"
+        );
+        let s = A::snapshot(&limiter);
+        assert_eq!((s.in_flight, s.queued), (4, 3));
+
+        A::set_limit(&limiter, 2);
+        drop(held);
+        A::sleep(Duration::from_millis(20)).await;
+        let s = A::snapshot(&limiter);
+        assert_eq!(
+            (s.in_flight, s.queued),
+            (3, 3),
+            "a cut revokes nobody and admits nobody"
+        );
+        assert_eq!(admitted.load(Ordering::SeqCst), 3);
+
+        release.store(true, Ordering::SeqCst);
+        for task in tasks {
+            task.await.expect("no waiter panics");
+        }
+        assert_eq!(admitted.load(Ordering::SeqCst), WAITERS);
+        assert_at_rest::<A>(&limiter);
+    });
+}
+
+/// 64 tasks take 100,000 permits of a limit of 8 on a multi-threaded runtime, yielding while
+/// they hold them: a lost wakeup would strand a waiter and the soak would not finish.
+pub fn no_lost_wakeup_soak<A: Adapter>() {
+    A::block_on(async {
+        const TASKS: usize = 64;
+        const ACQUISITIONS: usize = 100_000;
+        let limiter = A::new(8);
+        let tasks: Vec<_> = (0..TASKS)
+            .map(|t| {
+                let limiter = limiter.clone();
+                let share = ACQUISITIONS / TASKS + usize::from(t < ACQUISITIONS % TASKS);
+                A::spawn(async move {
+                    for i in 0..share {
+                        let permit = A::acquire(&limiter).await.expect("room in the queue");
+                        if i % 4 == 0 {
+                            A::sleep(Duration::ZERO).await;
+                        }
+                        permit.success();
+                    }
+                })
+            })
+            .collect();
+        let all = async {
+            for task in tasks {
+                task.await.expect("no task panics");
+            }
+        };
+        let finished = A::timeout(Duration::from_secs(120), all).await;
+        assert!(
+            finished.is_some(),
+            "the soak stalled: {:?}",
+            A::snapshot(&limiter)
+        );
+        let s = assert_at_rest::<A>(&limiter);
+        assert_eq!(s.admitted, ACQUISITIONS as u64);
+    });
+}
