@@ -55,6 +55,7 @@ step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEM
 # tests are pure arithmetic that the ordinary debug run already checks for overflow.
 step miri-setup cargo +nightly miri setup
 step miri cargo +nightly miri test -p limiter-core --lib --test gate --test footprint
+step bench-build cargo bench --workspace --no-run
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh

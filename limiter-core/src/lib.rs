@@ -42,8 +42,3 @@ pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
 pub use retry_budget::RetryBudget;
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};
-
-/// The workspace README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct WorkspaceReadme;

@@ -47,3 +47,8 @@ pub use limiter::{
 };
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};
+
+/// The workspace README's examples (the core's and this crate's), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct WorkspaceReadme;
