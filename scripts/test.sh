@@ -56,6 +56,8 @@ step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEM
 step miri-setup cargo +nightly miri setup
 step miri cargo +nightly miri test -p limiter-core --lib --test gate --test footprint
 step bench-build cargo bench --workspace --no-run
+# The smol adapter must not pull tokio in (read the tree whole, then match: no SIGPIPE).
+step no-tokio-in-smol bash -c 'tree=$(cargo tree -p limiter-smol -e normal --prefix none); ! grep -q "^tokio" <<<"$tree"'
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh

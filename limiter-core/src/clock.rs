@@ -193,3 +193,48 @@ impl Clock for ManualClock {
         self.now.get()
     }
 }
+
+/// `std::time::Instant`, counted in microseconds from the clock's creation (feature `std`).
+///
+/// ```
+/// use limiter_core::{Clock, StdClock};
+///
+/// let clock = StdClock::new();
+/// let a = clock.now();
+/// std::thread::sleep(std::time::Duration::from_millis(2));
+/// assert!(clock.now().micros_since(a) >= 2_000);
+/// ```
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug)]
+pub struct StdClock {
+    origin: std::time::Instant,
+}
+
+#[cfg(feature = "std")]
+impl StdClock {
+    /// A clock whose epoch is now.
+    pub fn new() -> Self {
+        StdClock {
+            origin: std::time::Instant::now(),
+        }
+    }
+
+    /// The `std` instant of a core [`Instant`] of this clock.
+    pub fn to_std(&self, at: Instant) -> std::time::Instant {
+        self.origin + Duration::from_micros(at.as_micros())
+    }
+}
+
+#[cfg(feature = "std")]
+impl Default for StdClock {
+    fn default() -> Self {
+        StdClock::new()
+    }
+}
+
+#[cfg(feature = "std")]
+impl Clock for StdClock {
+    fn now(&self) -> Instant {
+        Instant::from_micros(duration_to_micros(self.origin.elapsed()))
+    }
+}

@@ -20,6 +20,8 @@ mod waiters;
 pub mod window;
 
 pub use classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, classify_fn};
+#[cfg(feature = "std")]
+pub use clock::StdClock;
 pub use clock::{Clock, Instant, ManualClock};
 pub use controller::{
     Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller,

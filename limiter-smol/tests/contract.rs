@@ -1,0 +1,189 @@
+//! The workspace contract suite on smol (a two-thread executor) and on async-std.
+//!
+//! The limiter side of the adapter is the same for both; only the runtime differs.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use limiter_contract::{Adapter, Panicked, contract_tests};
+use limiter_core::{Fixed, Outcome, Permit, QueueFull, Snapshot, classify_fn};
+use limiter_smol::{DEFAULT_QUEUE, Limiter, SharedGate};
+
+/// What differs between executors.
+trait Runtime: 'static {
+    fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
+    where
+        F::Output: Send;
+    fn spawn<F>(future: F) -> impl Future<Output = Option<F::Output>> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static;
+}
+
+struct On<R>(PhantomData<R>);
+
+impl<R: Runtime> Adapter for On<R> {
+    type Limiter = Limiter<Fixed>;
+    type Handle = Arc<SharedGate<Fixed, DEFAULT_QUEUE>>;
+
+    fn new(limit: u32) -> Self::Limiter {
+        Limiter::new(Fixed::new(limit).unwrap())
+    }
+
+    fn set_limit(limiter: &Self::Limiter, limit: u32) {
+        limiter.with_controller(|c| c.set_limit(limit)).unwrap();
+    }
+
+    fn snapshot(limiter: &Self::Limiter) -> Snapshot {
+        limiter.snapshot()
+    }
+
+    fn try_acquire(limiter: &Self::Limiter) -> Option<Permit<Self::Handle>> {
+        limiter.try_acquire_owned().ok()
+    }
+
+    fn acquire(
+        limiter: &Self::Limiter,
+    ) -> impl Future<Output = Result<Permit<Self::Handle>, QueueFull>> + Send + 'static {
+        limiter.acquire_owned()
+    }
+
+    fn acquire_timeout(
+        limiter: &Self::Limiter,
+        timeout: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        let limiter = limiter.clone();
+        async move {
+            match limiter.acquire_timeout(timeout).await {
+                Ok(permit) => {
+                    permit.success();
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+    }
+
+    fn run<F>(
+        limiter: &Self::Limiter,
+        call: F,
+    ) -> impl Future<Output = Result<F::Output, QueueFull>> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send,
+    {
+        let limiter = limiter.clone();
+        async move {
+            limiter
+                .run(call, classify_fn(|_: &F::Output| Outcome::Success))
+                .await
+        }
+    }
+
+    fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
+    where
+        F::Output: Send,
+    {
+        R::block_on(future)
+    }
+
+    fn spawn<F>(future: F) -> impl Future<Output = Result<F::Output, Panicked>> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        // A panic is caught inside the task, so every executor reports it the same way.
+        let task = R::spawn(AssertUnwindSafe(future).catch_unwind());
+        async move {
+            match task.await {
+                Some(Ok(output)) => Ok(output),
+                _ => Err(Panicked),
+            }
+        }
+    }
+
+    async fn sleep(duration: Duration) {
+        async_io::Timer::after(duration).await;
+    }
+
+    async fn timeout<F>(duration: Duration, future: F) -> Option<F::Output>
+    where
+        F: Future + Send,
+    {
+        let expired = async {
+            async_io::Timer::after(duration).await;
+            None
+        };
+        futures_lite::future::or(async { Some(future.await) }, expired).await
+    }
+}
+
+/// smol's executor on two threads of its own, plus the thread that blocks on the test.
+mod smol_runtime {
+    use super::*;
+    use std::sync::OnceLock;
+
+    fn executor() -> &'static smol::Executor<'static> {
+        static EXECUTOR: OnceLock<&'static smol::Executor<'static>> = OnceLock::new();
+        EXECUTOR.get_or_init(|| {
+            let executor: &'static smol::Executor<'static> = Box::leak(Box::default());
+            for _ in 0..2 {
+                std::thread::spawn(|| smol::block_on(executor.run(smol::future::pending::<()>())));
+            }
+            executor
+        })
+    }
+
+    pub(super) struct Smol;
+
+    impl Runtime for Smol {
+        fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
+        where
+            F::Output: Send,
+        {
+            smol::block_on(executor().run(future))
+        }
+
+        fn spawn<F>(future: F) -> impl Future<Output = Option<F::Output>> + Send + 'static
+        where
+            F: Future + Send + 'static,
+            F::Output: Send + 'static,
+        {
+            let task = executor().spawn(future);
+            async move { Some(task.await) }
+        }
+    }
+
+    contract_tests!(On<Smol>);
+}
+
+/// async-std's global multi-threaded executor.
+mod async_std_runtime {
+    use super::*;
+
+    pub(super) struct AsyncStd;
+
+    impl Runtime for AsyncStd {
+        fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
+        where
+            F::Output: Send,
+        {
+            async_std::task::block_on(future)
+        }
+
+        fn spawn<F>(future: F) -> impl Future<Output = Option<F::Output>> + Send + 'static
+        where
+            F: Future + Send + 'static,
+            F::Output: Send + 'static,
+        {
+            let task = async_std::task::spawn(future);
+            async move { Some(task.await) }
+        }
+    }
+
+    contract_tests!(On<AsyncStd>);
+}
