@@ -1,0 +1,91 @@
+//! The same small firmware with and without the limiter, to measure what the limiter costs in
+//! flash and RAM (`scripts/footprint.sh`): four tasks call a simulated upstream in a loop, either
+//! directly (no feature) or through the limiter with the fixed-point (`fixed`) or the float
+//! (`float`) AIMD. Runs for a second and exits 0.
+#![no_std]
+#![no_main]
+
+use core::sync::atomic::Ordering;
+
+use portable_atomic::AtomicU32;
+
+use embassy_executor::Spawner;
+use embassy_time::{Duration, Instant, Timer};
+use limiter_firmware::{executor, exit, time_driver};
+
+static CALLS: AtomicU32 = AtomicU32::new(0);
+
+async fn upstream() {
+    Timer::after(Duration::from_millis(5)).await;
+    CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+#[cfg(any(feature = "fixed", feature = "float"))]
+mod limited {
+    use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+    use limiter_core::{AimdConfig, Outcome, classify_fn};
+    use limiter_embassy::Limiter;
+    use static_cell::StaticCell;
+
+    #[cfg(feature = "fixed")]
+    type Aimd = limiter_core::AimdFixed;
+    #[cfg(all(feature = "float", not(feature = "fixed")))]
+    type Aimd = limiter_core::AimdF32;
+
+    pub type Shared = Limiter<Aimd, CriticalSectionRawMutex, 8>;
+    static LIMITER: StaticCell<Shared> = StaticCell::new();
+
+    pub fn limiter() -> &'static Shared {
+        LIMITER.init(Limiter::new(
+            Aimd::new(AimdConfig::default()).expect("valid"),
+        ))
+    }
+
+    pub async fn call(limiter: &'static Shared) {
+        let ok = classify_fn(|(): &()| Outcome::Success);
+        limiter
+            .run(super::upstream(), ok)
+            .await
+            .expect("room in the queue");
+    }
+}
+
+#[cfg(any(feature = "fixed", feature = "float"))]
+#[embassy_executor::task(pool_size = 4)]
+async fn worker(limiter: &'static limited::Shared) {
+    while Instant::now().as_millis() < 1_000 {
+        limited::call(limiter).await;
+    }
+}
+
+#[cfg(not(any(feature = "fixed", feature = "float")))]
+#[embassy_executor::task(pool_size = 4)]
+async fn worker(unit: ()) {
+    let () = unit;
+    while Instant::now().as_millis() < 1_000 {
+        upstream().await;
+    }
+}
+
+#[embassy_executor::task]
+async fn finish() {
+    Timer::at(Instant::from_millis(1_100)).await;
+    defmt::info!("{=u32} calls", CALLS.load(Ordering::Relaxed));
+    exit(0);
+}
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    let core = cortex_m::Peripherals::take().expect("first and only take");
+    time_driver::start(core.SYST);
+    #[cfg(any(feature = "fixed", feature = "float"))]
+    let shared = limited::limiter();
+    #[cfg(not(any(feature = "fixed", feature = "float")))]
+    let shared = ();
+    executor::run(|spawner: Spawner| {
+        for _ in 0..4 {
+            spawner.spawn(worker(shared).expect("pool of four"));
+        }
+        spawner.spawn(finish().expect("one"));
+    })
+}

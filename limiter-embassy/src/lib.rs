@@ -1,0 +1,199 @@
+//! The embassy adapter of [`limiter_core`]: an allocation-free adaptive concurrency limiter for
+//! firmware.
+//!
+//! - Latency is measured on `embassy_time::Instant` ([`EmbassyClock`]).
+//! - Locking uses an embassy-sync raw mutex: [`CriticalSectionRawMutex`] by default (tasks and
+//!   interrupts, any core), [`NoopRawMutex`](embassy_sync::blocking_mutex::raw::NoopRawMutex) or
+//!   [`ThreadModeRawMutex`](embassy_sync::blocking_mutex::raw::ThreadModeRawMutex) when every
+//!   user runs in one executor.
+//! - Waiting is the core gate's FIFO queue of `Q` entries; [`Limiter::acquire_with_timeout`]
+//!   bounds it with `embassy_time::with_timeout`.
+//! - A `Retry-After` from the dependency ([`Verdict::retry_after`](limiter_core::Verdict)) holds
+//!   the limit's growth *and* holds new admissions back until it has passed (`Timer::at`).
+//!
+//! The library selects no time driver and no tick rate; the firmware does. A limiter lives in a
+//! `static` through `static_cell::StaticCell` (or any other way of getting a `&'static`):
+//!
+//! ```
+//! use limiter_core::{AimdConfig, AimdFixed};
+//! use limiter_embassy::Limiter;
+//! use static_cell::StaticCell;
+//!
+//! static LIMITER: StaticCell<Limiter> = StaticCell::new();
+//!
+//! let limiter: &'static Limiter =
+//!     LIMITER.init(Limiter::new(AimdFixed::new(AimdConfig::default()).unwrap()));
+//! let permit = limiter.try_acquire().unwrap();
+//! permit.success();
+//! assert_eq!(limiter.snapshot().admitted, 1);
+//! ```
+#![no_std]
+
+use core::cell::{Cell, RefCell};
+use core::future::Future;
+use core::marker::PhantomData;
+
+use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
+use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as EmbassyRaw};
+use embassy_time::{Duration, Timer};
+use limiter_core::{
+    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, Instant, QueueFull, Snapshot,
+};
+
+/// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
+pub struct EmbassyRawMutex<R>(PhantomData<R>);
+
+impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
+    type Mutex<T> = BlockingMutex<R, RefCell<T>>;
+
+    fn new<T>(value: T) -> Self::Mutex<T> {
+        BlockingMutex::new(RefCell::new(value))
+    }
+
+    fn lock<T, Ret>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> Ret) -> Ret {
+        mutex.lock(|cell| f(&mut cell.borrow_mut()))
+    }
+}
+
+/// `embassy_time::Instant`, in microseconds since boot.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EmbassyClock;
+
+impl Clock for EmbassyClock {
+    fn now(&self) -> Instant {
+        Instant::from_micros(embassy_time::Instant::now().as_micros())
+    }
+}
+
+/// The core gate a [`Limiter`] wraps.
+pub type EmbassyGate<C, R, const Q: usize> = Gate<EmbassyRawMutex<R>, C, EmbassyClock, Q>;
+
+/// A permit of a [`Limiter`]: see [`limiter_core::Permit`].
+pub type Permit<'a, C = AimdFixed, R = CriticalSectionRawMutex, const Q: usize = 8> =
+    limiter_core::Permit<&'a EmbassyGate<C, R, Q>>;
+
+/// Why [`Limiter::acquire_with_timeout`] returned without a permit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AcquireError {
+    /// The waiting queue was full: rejected at once.
+    QueueFull,
+    /// The timeout passed first; the request left the queue.
+    Timeout,
+}
+
+impl From<QueueFull> for AcquireError {
+    fn from(_: QueueFull) -> Self {
+        AcquireError::QueueFull
+    }
+}
+
+/// An adaptive concurrency limiter for embassy firmware.
+///
+/// `C` is the controller ([`AimdFixed`] by default: no floating point), `R` the embassy-sync raw
+/// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
+pub struct Limiter<C = AimdFixed, R: EmbassyRaw = CriticalSectionRawMutex, const Q: usize = 8> {
+    gate: EmbassyGate<C, R, Q>,
+    /// No admission before this instant, µs (a `Retry-After`); 0 when none is in force.
+    not_before: BlockingMutex<R, Cell<u64>>,
+}
+
+impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
+    /// A limiter whose limit `controller` decides.
+    pub fn new(controller: C) -> Self {
+        Limiter {
+            gate: Gate::new(controller, EmbassyClock),
+            not_before: BlockingMutex::new(Cell::new(0)),
+        }
+    }
+
+    /// The core gate.
+    pub fn gate(&self) -> &EmbassyGate<C, R, Q> {
+        &self.gate
+    }
+
+    /// The instant before which a `Retry-After` holds admissions back, if it is in the future.
+    fn held_until(&self) -> Option<embassy_time::Instant> {
+        let until = self.not_before.lock(Cell::get);
+        (until > embassy_time::Instant::now().as_micros())
+            .then(|| embassy_time::Instant::from_micros(until))
+    }
+
+    /// Admits a request if in-flight is below the limit, nobody waits and no `Retry-After` is in
+    /// force; otherwise sheds it at once.
+    pub fn try_acquire(&self) -> Result<Permit<'_, C, R, Q>, AtLimit> {
+        if self.held_until().is_some() {
+            return Err(AtLimit);
+        }
+        self.gate.try_acquire()
+    }
+
+    /// Waits out any `Retry-After`, then waits in FIFO order for admission; [`QueueFull`] at once
+    /// if `Q` requests already wait. Cancel safe.
+    pub async fn acquire(&self) -> Result<Permit<'_, C, R, Q>, QueueFull> {
+        while let Some(until) = self.held_until() {
+            Timer::at(until).await;
+        }
+        self.gate.acquire().await
+    }
+
+    /// [`Limiter::acquire`], giving up after `timeout`.
+    pub async fn acquire_with_timeout(
+        &self,
+        timeout: Duration,
+    ) -> Result<Permit<'_, C, R, Q>, AcquireError> {
+        match embassy_time::with_timeout(timeout, self.acquire()).await {
+            Ok(admitted) => Ok(admitted?),
+            Err(_) => Err(AcquireError::Timeout),
+        }
+    }
+
+    /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
+    /// of its output. A `Retry-After` in the verdict holds growth and holds admissions back until
+    /// it has passed. A call that is dropped (a timeout around `run`) releases its permit as
+    /// cancelled.
+    pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
+    where
+        F: Future,
+        K: Classify<F::Output>,
+    {
+        let permit = self.acquire().await?;
+        let output = call.await;
+        let verdict = classify.classify(&output);
+        if let Some(delay) = verdict.retry_after {
+            self.hold_admissions_for(delay);
+        }
+        permit.record_verdict(verdict);
+        Ok(output)
+    }
+
+    /// Holds new admissions back (and the limit's growth) for `delay`: the dependency's
+    /// `Retry-After`. A later, shorter hold never shortens one in force.
+    pub fn hold_admissions_for(&self, delay: core::time::Duration) {
+        let now = embassy_time::Instant::now().as_micros();
+        let until = now.saturating_add(limiter_core::clock::duration_to_micros(delay));
+        self.not_before.lock(|held| held.set(held.get().max(until)));
+        self.gate.hold_growth_for(delay);
+    }
+
+    /// Runs `f` on the controller, then admits whoever a raised limit makes room for.
+    pub fn with_controller<Ret>(&self, f: impl FnOnce(&mut C) -> Ret) -> Ret {
+        self.gate.with_controller(f)
+    }
+
+    /// The current limit.
+    pub fn limit(&self) -> u32 {
+        self.gate.limit()
+    }
+
+    /// Requests in flight.
+    pub fn in_flight(&self) -> u32 {
+        self.gate.in_flight()
+    }
+
+    /// Limit, in-flight, queue, counters and baseline in one read (`defmt::Format` with the
+    /// `defmt` feature).
+    pub fn snapshot(&self) -> Snapshot {
+        self.gate.snapshot()
+    }
+}
