@@ -16,10 +16,15 @@ step() {
 setup() {
     local targets components
     targets=$(rustup target list --installed)
-    for t in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+    for t in thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf; do
         grep -qx "$t" <<<"$targets" || rustup target add "$t"
     done
     command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+    command -v defmt-print >/dev/null || cargo install defmt-print --locked
+    if ! command -v qemu-system-arm >/dev/null; then
+        # Debian's package; it may replace a backported qemu-utils, which nothing here needs.
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends qemu-system-arm
+    fi
     if ! rustup run nightly rustc --version >/dev/null 2>&1; then
         rustup toolchain install nightly --profile minimal
     fi
@@ -39,6 +44,9 @@ thumb_builds() {
         --target thumbv6m-none-eabi
     cargo build --release -p limiter-core --no-default-features --features critical-section,defmt \
         --target thumbv6m-none-eabi
+    for t in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+        cargo build --release -p limiter-embassy --features defmt --target "$t"
+    done
 }
 
 step setup setup
@@ -61,5 +69,10 @@ step no-tokio-in-smol bash -c 'tree=$(cargo tree -p limiter-smol -e normal --pre
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh
+step fmt-firmware cargo fmt --manifest-path limiter-embassy/firmware/Cargo.toml --check
+step clippy-firmware bash -c "cd limiter-embassy/firmware && cargo clippy --release --bins -- -D warnings"
+# The embassy adapter on emulated Cortex-M0, M3 and M4F boards, then its cost in flash and RAM.
+step qemu bash scripts/qemu.sh
+step footprint bash scripts/footprint.sh
 # The cargo-fuzz targets: build, then a short smoke run of each (long runs: scripts/fuzz.sh 600).
 step fuzz bash scripts/fuzz.sh 20

@@ -44,10 +44,7 @@ impl Driver for SysTickDriver {
 
 /// Starts SysTick at one interrupt per tick of embassy-time.
 pub fn start(mut syst: SYST) {
-    let hz: u32 = match env!("SYSTICK_HZ").parse() {
-        Ok(hz) => hz,
-        Err(_) => 12_500_000,
-    };
+    let hz: u32 = env!("SYSTICK_HZ").parse().unwrap_or(12_500_000);
     let tick_hz = embassy_time_driver::TICK_HZ as u32;
     syst.set_clock_source(SystClkSource::Core);
     syst.set_reload(hz / tick_hz - 1);

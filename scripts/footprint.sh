@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# What the limiter costs a firmware: limiter-embassy/firmware's `footprint` image built without
+# the limiter, with the fixed-point AIMD and with the float AIMD, for thumbv6m and thumbv7em
+# (release: opt-level s, LTO, one codegen unit). Flash = .text + .rodata + .data, static RAM =
+# .data + .bss, from llvm-size. Checks that the thumbv6m fixed-point image links no soft-float
+# routine, with the float image as the positive control.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fw=limiter-embassy/firmware
+bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+size_of() { # ELF -> "flash ram"
+    "$bin/llvm-size" -A "$1" | awk '
+        $1 == ".text" || $1 == ".rodata" || $1 == ".vector_table" { flash += $2 }
+        $1 == ".data" { flash += $2; ram += $2 }
+        $1 == ".bss" || $1 == ".uninit" { ram += $2 }
+        END { print flash, ram }'
+}
+
+printf '%-22s %-9s %10s %10s %12s %12s\n' target variant flash ram "flash cost" "ram cost"
+for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
+    for variant in base fixed float; do
+        features=()
+        [[ $variant != base ]] && features=(--features "$variant")
+        (cd "$fw" && cargo build --quiet --release --bin footprint --target "$target" "${features[@]}")
+        cp "$fw/target/$target/release/footprint" "$out/$target-$variant"
+    done
+    read -r base_flash base_ram < <(size_of "$out/$target-base")
+    for variant in base fixed float; do
+        read -r flash ram < <(size_of "$out/$target-$variant")
+        printf '%-22s %-9s %10d %10d %12d %12d\n' "$target" "$variant" "$flash" "$ram" \
+            $((flash - base_flash)) $((ram - base_ram))
+    done
+done
+
+symbols=$("$bin/llvm-nm" "$out/thumbv6m-none-eabi-fixed")
+if grep -qE '__aeabi_[fd]|__(add|sub|mul|div)[sd]f3' <<<"$symbols"; then
+    echo "FAIL: the thumbv6m fixed-point firmware links soft-float routines:"
+    grep -E '__aeabi_[fd]|__(add|sub|mul|div)[sd]f3' <<<"$symbols"
+    exit 1
+fi
+float_symbols=$("$bin/llvm-nm" "$out/thumbv6m-none-eabi-float")
+if ! grep -qE '__aeabi_f|__(add|mul)sf3' <<<"$float_symbols"; then
+    echo "FAIL: the float control links no soft-float routine: the check sees nothing"
+    exit 1
+fi
+echo "thumbv6m fixed-point firmware: no soft-float symbol (the float control has $(grep -cE '__aeabi_f|sf3' <<<"$float_symbols"))"
