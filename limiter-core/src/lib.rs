@@ -7,6 +7,7 @@ extern crate std;
 mod classify;
 pub mod clock;
 pub mod controller;
+mod divide;
 mod future;
 mod gate;
 mod mutex;

@@ -226,7 +226,7 @@ impl WindowedMin {
         if elapsed < self.period_micros {
             return;
         }
-        let epochs = elapsed / self.period_micros;
+        let epochs = crate::divide::div_u64(elapsed, self.period_micros);
         self.previous = if epochs == 1 { self.current } else { None };
         self.current = None;
         self.epoch_start = self

@@ -94,7 +94,8 @@ impl From<QueueFull> for AcquireError {
 /// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
 pub struct Limiter<C = AimdFixed, R: EmbassyRaw = CriticalSectionRawMutex, const Q: usize = 8> {
     gate: EmbassyGate<C, R, Q>,
-    /// No admission before this instant, µs (a `Retry-After`); 0 when none is in force.
+    /// No admission before this instant, in embassy-time ticks (a `Retry-After`); 0 when none
+    /// is in force. Ticks, not microseconds: no 64-bit division on the way.
     not_before: BlockingMutex<R, Cell<u64>>,
 }
 
@@ -115,8 +116,8 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
     /// The instant before which a `Retry-After` holds admissions back, if it is in the future.
     fn held_until(&self) -> Option<embassy_time::Instant> {
         let until = self.not_before.lock(Cell::get);
-        (until > embassy_time::Instant::now().as_micros())
-            .then(|| embassy_time::Instant::from_micros(until))
+        (until > embassy_time::Instant::now().as_ticks())
+            .then(|| embassy_time::Instant::from_ticks(until))
     }
 
     /// Admits a request if in-flight is below the limit, nobody waits and no `Retry-After` is in
@@ -170,9 +171,10 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
     /// Holds new admissions back (and the limit's growth) for `delay`: the dependency's
     /// `Retry-After`. A later, shorter hold never shortens one in force.
     pub fn hold_admissions_for(&self, delay: core::time::Duration) {
-        let now = embassy_time::Instant::now().as_micros();
-        let until = now.saturating_add(limiter_core::clock::duration_to_micros(delay));
-        self.not_before.lock(|held| held.set(held.get().max(until)));
+        let micros = limiter_core::clock::duration_to_micros(delay);
+        let until = embassy_time::Instant::now().saturating_add(Duration::from_micros(micros));
+        self.not_before
+            .lock(|held| held.set(held.get().max(until.as_ticks())));
         self.gate.hold_growth_for(delay);
     }
 

@@ -441,7 +441,9 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         let bits = threshold
             .checked_shl(16)
             .filter(|shifted| shifted >> 16 == threshold)
-            .map_or(u64::MAX, |shifted| shifted / latency.max(1));
+            .map_or(u64::MAX, |shifted| {
+                crate::divide::div_u64(shifted, latency.max(1))
+            });
         let bits = bits.clamp(u64::from(deepest.to_bits()), u64::from(backoff.to_bits()));
         Ratio::from_bits(bits as u32)
     }

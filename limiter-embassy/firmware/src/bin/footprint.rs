@@ -20,10 +20,12 @@ async fn upstream() {
     CALLS.fetch_add(1, Ordering::Relaxed);
 }
 
-#[cfg(any(feature = "fixed", feature = "float"))]
+#[cfg(any(feature = "fixed", feature = "float", feature = "gate-only"))]
 mod limited {
     use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-    use limiter_core::{AimdConfig, Outcome, classify_fn};
+    #[cfg(not(feature = "gate-only"))]
+    use limiter_core::AimdConfig;
+    use limiter_core::{Outcome, classify_fn};
     use limiter_embassy::Limiter;
     use static_cell::StaticCell;
 
@@ -31,14 +33,18 @@ mod limited {
     type Aimd = limiter_core::AimdFixed;
     #[cfg(all(feature = "float", not(feature = "fixed")))]
     type Aimd = limiter_core::AimdF32;
+    #[cfg(all(feature = "gate-only", not(any(feature = "fixed", feature = "float"))))]
+    type Aimd = limiter_core::Fixed;
 
     pub type Shared = Limiter<Aimd, CriticalSectionRawMutex, 8>;
     static LIMITER: StaticCell<Shared> = StaticCell::new();
 
     pub fn limiter() -> &'static Shared {
-        LIMITER.init(Limiter::new(
-            Aimd::new(AimdConfig::default()).expect("valid"),
-        ))
+        #[cfg(feature = "gate-only")]
+        let controller = Aimd::new(8).expect("valid");
+        #[cfg(not(feature = "gate-only"))]
+        let controller = Aimd::new(AimdConfig::default()).expect("valid");
+        LIMITER.init(Limiter::new(controller))
     }
 
     pub async fn call(limiter: &'static Shared) {
@@ -50,7 +56,7 @@ mod limited {
     }
 }
 
-#[cfg(any(feature = "fixed", feature = "float"))]
+#[cfg(any(feature = "fixed", feature = "float", feature = "gate-only"))]
 #[embassy_executor::task(pool_size = 4)]
 async fn worker(limiter: &'static limited::Shared) {
     while Instant::now().as_millis() < 1_000 {
@@ -58,7 +64,7 @@ async fn worker(limiter: &'static limited::Shared) {
     }
 }
 
-#[cfg(not(any(feature = "fixed", feature = "float")))]
+#[cfg(not(any(feature = "fixed", feature = "float", feature = "gate-only")))]
 #[embassy_executor::task(pool_size = 4)]
 async fn worker(unit: ()) {
     let () = unit;
@@ -78,9 +84,9 @@ async fn finish() {
 fn main() -> ! {
     let core = cortex_m::Peripherals::take().expect("first and only take");
     time_driver::start(core.SYST);
-    #[cfg(any(feature = "fixed", feature = "float"))]
+    #[cfg(any(feature = "fixed", feature = "float", feature = "gate-only"))]
     let shared = limited::limiter();
-    #[cfg(not(any(feature = "fixed", feature = "float")))]
+    #[cfg(not(any(feature = "fixed", feature = "float", feature = "gate-only")))]
     let shared = ();
     executor::run(|spawner: Spawner| {
         for _ in 0..4 {
