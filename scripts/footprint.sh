@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the limiter costs a firmware: limiter-embassy/firmware's `footprint` image built without
-# the limiter, with the fixed-point AIMD and with the float AIMD, for thumbv6m and thumbv7em
+# the limiter, with the gate alone (a fixed limit), with the fixed-point AIMD and with the float
+# AIMD, for thumbv6m and thumbv7em
 # (release: opt-level s, LTO, one codegen unit). Flash = .text + .rodata + .data, static RAM =
 # .data + .bss, from llvm-size. Checks that the thumbv6m fixed-point image links no soft-float
 # routine, with the float image as the positive control.
@@ -21,14 +22,14 @@ size_of() { # ELF -> "flash ram"
 
 printf '%-22s %-9s %10s %10s %12s %12s\n' target variant flash ram "flash cost" "ram cost"
 for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
-    for variant in base fixed float; do
+    for variant in base gate-only fixed float; do
         features=()
         [[ $variant != base ]] && features=(--features "$variant")
         (cd "$fw" && cargo build --quiet --release --bin footprint --target "$target" "${features[@]}")
         cp "$fw/target/$target/release/footprint" "$out/$target-$variant"
     done
     read -r base_flash base_ram < <(size_of "$out/$target-base")
-    for variant in base fixed float; do
+    for variant in base gate-only fixed float; do
         read -r flash ram < <(size_of "$out/$target-$variant")
         printf '%-22s %-9s %10d %10d %12d %12d\n' "$target" "$variant" "$flash" "$ram" \
             $((flash - base_flash)) $((ram - base_ram))
