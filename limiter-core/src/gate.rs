@@ -11,6 +11,9 @@
 //!    limit ends by granting waiters, oldest first, until nobody waits or `in_flight >= limit`.
 //!    Wakers are collected in batches of at most eight and woken between batches with the lock
 //!    released, so capacity may sit idle for a moment while the operation is still granting.
+//!    An operation that finds nobody waiting when it changes the state skips the grant pass
+//!    (the common, uncontended case costs one lock); anyone who queues afterwards saw the freed
+//!    capacity under the lock and took it on arrival.
 //! 3. **FIFO, no barging.** The fast path (`try_acquire`, a first poll) admits only when
 //!    `in_flight < limit` *and nobody is waiting*, so it can never overtake a waiter, not even in
 //!    the gaps between wake batches.
@@ -167,15 +170,18 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// Runs `f` under the lock, then grants waiters until invariant 2 holds, waking them outside
     /// the lock in batches.
     fn locked<R>(&self, f: impl FnOnce(&mut State<C, Q>) -> R) -> R {
-        let mut wakes = WakeList::new();
-        let (result, mut more) = M::lock(&self.state, |s| {
+        let (result, nobody_waits) = M::lock(&self.state, |s| {
             let r = f(s);
-            (r, s.grant(&mut wakes))
+            (r, s.waiters.waiting() == 0)
         });
-        wakes.wake_all();
-        while more {
-            more = M::lock(&self.state, |s| s.grant(&mut wakes));
-            wakes.wake_all();
+        if !nobody_waits {
+            // Checked again under the lock: someone may have been served meanwhile.
+            let mut wakes = WakeList::new();
+            let mut more = true;
+            while more {
+                more = M::lock(&self.state, |s| s.grant(&mut wakes));
+                wakes.wake_all();
+            }
         }
         result
     }

@@ -38,8 +38,8 @@ impl TokioClock {
 
     /// The core [`Instant`] of a tokio instant (the epoch, if `at` is earlier).
     pub fn from_tokio(&self, at: tokio::time::Instant) -> Instant {
-        let micros = at.saturating_duration_since(self.origin).as_micros();
-        Instant::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
+        let since = at.saturating_duration_since(self.origin);
+        Instant::from_micros(limiter_core::clock::duration_to_micros(since))
     }
 }
 
