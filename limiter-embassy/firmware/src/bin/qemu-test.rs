@@ -208,6 +208,11 @@ fn main() -> ! {
         BOARD,
         WORKERS
     );
+    defmt::info!(
+        "size_of: limiter {=usize} B (controller {=usize} B, queue of 16)",
+        core::mem::size_of::<Shared>(),
+        core::mem::size_of::<Aimd>()
+    );
     let config = AimdConfig::default().initial(4).bounds(1, 16);
     let limiter: &'static Shared = LIMITER.init(Limiter::new(Aimd::new(config).expect("valid")));
     executor::run(|spawner: Spawner| {
