@@ -210,8 +210,14 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     where
         R: core::ops::Deref<Target = Self>,
     {
-        let now = handle.clock.now();
-        let admission = M::lock(&handle.state, |s| {
+        let admission = handle.try_admit()?;
+        Ok(Permit::new(handle, admission))
+    }
+
+    /// Takes one unit of capacity if a newcomer may be admitted now; counts a shed request if not.
+    fn try_admit(&self) -> Result<Admission, AtLimit> {
+        let now = self.clock.now();
+        M::lock(&self.state, |s| {
             if s.admits_newcomer() {
                 s.take();
                 Ok(s.admission(now))
@@ -219,8 +225,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                 s.counters.shed = s.counters.shed.wrapping_add(1);
                 Err(AtLimit)
             }
-        })?;
-        Ok(Permit::new(handle, admission))
+        })
     }
 
     /// Waits, in FIFO order, until the request can be admitted.
@@ -451,5 +456,9 @@ where
 
     fn cancel_wait(&self, ticket: u64) {
         Gate::cancel_wait(self, ticket);
+    }
+
+    fn try_admit(&self) -> Result<Admission, AtLimit> {
+        Gate::try_admit(self)
     }
 }

@@ -30,6 +30,8 @@ pub trait GateRef: sealed::Sealed {
     ) -> Poll<Result<Admission, QueueFull>>;
     #[doc(hidden)]
     fn cancel_wait(&self, ticket: u64);
+    #[doc(hidden)]
+    fn try_admit(&self) -> Result<Admission, crate::AtLimit>;
 }
 
 /// The right to have one request in flight.
@@ -80,6 +82,12 @@ impl<R: GateRef> Permit<R> {
             admission,
             armed: true,
         }
+    }
+
+    /// A permit if the gate admits a newcomer now (see [`crate::Gate::try_acquire`]).
+    pub(crate) fn try_new(gate: R) -> Result<Self, crate::AtLimit> {
+        let admission = gate.try_admit()?;
+        Ok(Permit::new(gate, admission))
     }
 
     /// When and under what state the request was admitted.

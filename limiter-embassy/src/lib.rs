@@ -37,7 +37,8 @@ use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as EmbassyRaw};
 use embassy_time::{Duration, Timer};
 use limiter_core::{
-    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, Instant, QueueFull, Snapshot,
+    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, Instant, QueueFull, ScopedPermit,
+    Snapshot,
 };
 
 /// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
@@ -166,6 +167,20 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         }
         permit.record_verdict(verdict);
         Ok(output)
+    }
+
+    /// Hierarchical admission: waits for a permit of this limiter (the key's), then for one of
+    /// `global` (the ceiling over all keys). A request waiting on a congested key holds no global
+    /// permit; the order is fixed, so it cannot deadlock; the outcome feeds this limiter only.
+    /// A `Retry-After` in force on this limiter is waited out first.
+    pub async fn acquire_within<'a, G: Controller, const QG: usize>(
+        &'a self,
+        global: &'a Limiter<G, R, QG>,
+    ) -> Result<ScopedPermit<&'a EmbassyGate<C, R, Q>, &'a EmbassyGate<G, R, QG>>, QueueFull> {
+        while let Some(until) = self.held_until() {
+            Timer::at(until).await;
+        }
+        limiter_core::acquire_scoped(&self.gate, &global.gate).await
     }
 
     /// Holds new admissions back (and the limit's growth) for `delay`: the dependency's

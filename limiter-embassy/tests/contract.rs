@@ -13,7 +13,7 @@ use futures::FutureExt;
 use futures::executor::ThreadPool;
 use futures::task::SpawnExt;
 use limiter_contract::{Adapter, Panicked, contract_tests};
-use limiter_core::{Fixed, Outcome, Permit, QueueFull, Snapshot, classify_fn};
+use limiter_core::{Fixed, Outcome, Permit, QueueFull, ScopedPermit, Snapshot, classify_fn};
 use limiter_embassy::{EmbassyGate, Limiter};
 
 const QUEUE: usize = 1024;
@@ -88,6 +88,15 @@ impl Adapter for Embassy {
     {
         let limiter: &'static Shared = limiter;
         limiter.run(call, classify_fn(|_: &F::Output| Outcome::Success))
+    }
+
+    fn acquire_scoped(
+        key: &Self::Limiter,
+        global: &Self::Limiter,
+    ) -> impl Future<Output = Result<ScopedPermit<Self::Handle, Self::Handle>, QueueFull>> + Send + 'static
+    {
+        let (key, global): (&'static Shared, &'static Shared) = (key, global);
+        key.acquire_within(global)
     }
 
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use limiter_contract::{Adapter, Panicked, contract_tests};
-use limiter_core::{Fixed, Outcome, Permit, QueueFull, Snapshot, classify_fn};
+use limiter_core::{Fixed, Outcome, Permit, QueueFull, ScopedPermit, Snapshot, classify_fn};
 use limiter_smol::{DEFAULT_QUEUE, Limiter, SharedGate};
 
 /// What differs between executors.
@@ -82,6 +82,14 @@ impl<R: Runtime> Adapter for On<R> {
                 .run(call, classify_fn(|_: &F::Output| Outcome::Success))
                 .await
         }
+    }
+
+    fn acquire_scoped(
+        key: &Self::Limiter,
+        global: &Self::Limiter,
+    ) -> impl Future<Output = Result<ScopedPermit<Self::Handle, Self::Handle>, QueueFull>> + Send + 'static
+    {
+        key.acquire_within(global)
     }
 
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output

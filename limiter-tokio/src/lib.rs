@@ -43,7 +43,8 @@ mod tower;
 pub use clock::TokioClock;
 pub use error::AcquireError;
 pub use limiter::{
-    Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, Permit, Reporter, SharedGate,
+    Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit,
+    Reporter, SharedGate,
 };
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};

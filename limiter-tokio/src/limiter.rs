@@ -5,8 +5,8 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use limiter_core::{
-    AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller, Gate, QueueFull, Snapshot,
-    StdRawMutex,
+    AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
+    Snapshot, StdRawMutex,
 };
 
 use crate::{AcquireError, TokioClock};
@@ -28,6 +28,10 @@ pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 /// The future of [`Limiter::acquire`].
 pub type Acquire<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Acquire<&'a SharedGate<C, Q>>;
+
+/// A key permit and a global permit taken by [`Limiter::acquire_within`], released together.
+pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
+    ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
 /// The future of [`Limiter::acquire_owned`].
 pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
@@ -201,6 +205,19 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     {
         let permit = self.acquire().await?;
         Ok(permit.run(call, &classify).await)
+    }
+
+    /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
+    /// endpoint class), then for one of `global` (the ceiling over all keys). A request waiting
+    /// on a congested key holds no global permit; the order is fixed, so it cannot deadlock; the
+    /// outcome recorded on the [`ScopedPermit`] feeds this limiter only. See
+    /// [`limiter_core::acquire_scoped`].
+    pub fn acquire_within<G: Controller, const QG: usize>(
+        &self,
+        global: &Limiter<G, QG>,
+    ) -> impl Future<Output = Result<OwnedScopedPermit<C, Q, G, QG>, QueueFull>> + use<C, Q, G, QG>
+    {
+        limiter_core::acquire_scoped(Arc::clone(&self.gate), Arc::clone(&global.gate))
     }
 
     /// Holds the limit's growth for `delay` (the dependency's `Retry-After`).

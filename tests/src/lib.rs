@@ -12,6 +12,8 @@
 //! | [`panics_release_the_permit`] | a call that panics releases its permit |
 //! | [`limit_changes_wake_the_right_number`] | a raise admits exactly the room it makes; a cut revokes nothing |
 //! | [`no_lost_wakeup_soak`] | 100,000 acquisitions by 64 tasks all complete |
+//! | [`scoped_admission_never_deadlocks`] | key-then-global acquisitions on shared keys all finish, under the ceiling |
+//! | [`scoped_waits_hold_no_global_permit`] | a congested key holds no global capacity; cancelled scoped waits leak nothing |
 //!
 //! Each clause builds its limiter with a fixed limit ([`Adapter::new`]) and checks the gate's
 //! own counters ([`Snapshot`]) as well as what the tasks observed.
@@ -23,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use limiter_core::{GateRef, Permit, QueueFull, Snapshot};
+use limiter_core::{GateRef, Permit, QueueFull, ScopedPermit, Snapshot};
 
 /// A task that panicked, as its join handle reports it.
 #[derive(Debug)]
@@ -63,6 +65,12 @@ pub trait Adapter: 'static {
         F: Future + Send + 'static,
         F::Output: Send;
 
+    /// Waits for a permit of `key`, then of `global`, with the adapter's scoped acquisition.
+    fn acquire_scoped(
+        key: &Self::Limiter,
+        global: &Self::Limiter,
+    ) -> impl Future<Output = Result<ScopedPermit<Self::Handle, Self::Handle>, QueueFull>> + Send + 'static;
+
     /// Runs `future` to completion on a runtime with at least two worker threads.
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
     where
@@ -92,6 +100,8 @@ macro_rules! contract_tests {
             panics_release_the_permit,
             limit_changes_wake_the_right_number,
             no_lost_wakeup_soak,
+            scoped_admission_never_deadlocks,
+            scoped_waits_hold_no_global_permit,
         );
     };
     (@each $adapter:ty; $($clause:ident,)*) => {
@@ -375,5 +385,94 @@ pub fn no_lost_wakeup_soak<A: Adapter>() {
         );
         let s = assert_at_rest::<A>(&limiter);
         assert_eq!(s.admitted, ACQUISITIONS as u64);
+    });
+}
+
+/// 300 requests over three keys (limit 2 each) under a global ceiling of 4, holding their permits
+/// across a sleep: all finish (a wait cycle would stall them), and the ceiling holds.
+pub fn scoped_admission_never_deadlocks<A: Adapter>() {
+    A::block_on(async {
+        let global = A::new(4);
+        let keys: Vec<_> = (0..3).map(|_| A::new(2)).collect();
+        let inside = Arc::new(AtomicU32::new(0));
+        let peak = Arc::new(AtomicU32::new(0));
+        let tasks: Vec<_> = (0..300)
+            .map(|i| {
+                let (key, global) = (keys[i % 3].clone(), global.clone());
+                let (inside, peak) = (inside.clone(), peak.clone());
+                A::spawn(async move {
+                    let permit = A::acquire_scoped(&key, &global).await.expect("room");
+                    let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    A::sleep(Duration::from_millis(1)).await;
+                    inside.fetch_sub(1, Ordering::SeqCst);
+                    permit.success();
+                })
+            })
+            .collect();
+        let all = async {
+            for task in tasks {
+                task.await.expect("no task panics");
+            }
+        };
+        assert!(
+            A::timeout(Duration::from_secs(60), all).await.is_some(),
+            "scoped acquisitions stalled"
+        );
+        assert!(
+            peak.load(Ordering::SeqCst) <= 4,
+            "the global ceiling of 4 was passed"
+        );
+        let s = assert_at_rest::<A>(&global);
+        assert_eq!((s.admitted, s.cancelled), (300, 0));
+        for key in &keys {
+            let s = assert_at_rest::<A>(key);
+            assert_eq!(s.admitted, 100);
+        }
+    });
+}
+
+/// While key A is congested, its waiters hold no global permit: key B's requests get the global
+/// capacity. Then every scoped wait is cancelled by a timeout, and nothing leaks.
+pub fn scoped_waits_hold_no_global_permit<A: Adapter>() {
+    A::block_on(async {
+        let global = A::new(2);
+        let (a, b) = (A::new(1), A::new(2));
+        let held = A::acquire_scoped(&a, &global).await.expect("room");
+        let waiters: Vec<_> = (0..10)
+            .map(|_| {
+                let (a, global) = (a.clone(), global.clone());
+                A::spawn(async move {
+                    let wait = A::acquire_scoped(&a, &global);
+                    A::timeout(Duration::from_millis(50), wait).await.is_none()
+                })
+            })
+            .collect();
+        eventually::<A>("ten waiters on key A", || A::snapshot(&a).queued == 10).await;
+        assert_eq!(
+            A::snapshot(&global).in_flight,
+            1,
+            "only the holder holds a global permit"
+        );
+        let on_b = A::acquire_scoped(&b, &global)
+            .await
+            .expect("global capacity is free");
+        for waiter in waiters {
+            assert!(
+                waiter.await.expect("no panic"),
+                "key A stayed congested: every wait timed out"
+            );
+        }
+        on_b.success();
+        held.success();
+        for limiter in [&global, &a, &b] {
+            assert_at_rest::<A>(limiter);
+        }
+        let s = A::snapshot(&a);
+        assert_eq!(
+            (s.admitted, s.cancelled),
+            (1, 0),
+            "no waiter on A was ever admitted"
+        );
     });
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use limiter_contract::{Adapter, Panicked, contract_tests};
-use limiter_core::{Fixed, Outcome, Permit, QueueFull, Snapshot, classify_fn};
+use limiter_core::{Fixed, Outcome, Permit, QueueFull, ScopedPermit, Snapshot, classify_fn};
 use limiter_tokio::{Limiter, SharedGate};
 
 struct Tokio;
@@ -66,6 +66,14 @@ impl Adapter for Tokio {
                 .run(call, classify_fn(|_: &F::Output| Outcome::Success))
                 .await
         }
+    }
+
+    fn acquire_scoped(
+        key: &Self::Limiter,
+        global: &Self::Limiter,
+    ) -> impl Future<Output = Result<ScopedPermit<Self::Handle, Self::Handle>, QueueFull>> + Send + 'static
+    {
+        key.acquire_within(global)
     }
 
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
