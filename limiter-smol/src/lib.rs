@@ -182,6 +182,12 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         Ok(permit.run(call, &classify).await)
     }
 
+    /// A limiter handle on an existing shared gate, such as one that
+    /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key (built with a [`StdClock`]).
+    pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
+        Limiter { gate }
+    }
+
     /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
     /// endpoint class), then for one of `global` (the ceiling over all keys). A request waiting
     /// on a congested key holds no global permit; the order is fixed, so it cannot deadlock; the

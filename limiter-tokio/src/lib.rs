@@ -37,6 +37,7 @@
 mod clock;
 mod error;
 mod limiter;
+mod quota;
 #[cfg(feature = "tower")]
 mod tower;
 
@@ -46,6 +47,7 @@ pub use limiter::{
     Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit,
     Reporter, SharedGate,
 };
+pub use quota::Quota;
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};
 

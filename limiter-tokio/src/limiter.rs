@@ -207,6 +207,51 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         Ok(permit.run(call, &classify).await)
     }
 
+    /// Waits for `quota` (a provider's published rate), then for admission: the request starts
+    /// no earlier than the later of the two. The quota's call is taken before the concurrency
+    /// wait, so a request that then waits does not lose its turn at the provider's rate.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use limiter_core::{Fixed, Gcra};
+    /// # use limiter_tokio::{Limiter, Quota};
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let limiter = Limiter::new(Fixed::new(64).unwrap());
+    /// let quota = Quota::new(Gcra::new(5, Duration::from_secs(1), 1).unwrap());
+    /// let start = tokio::time::Instant::now();
+    /// for _ in 0..5 {
+    ///     limiter.acquire_with_quota(&quota).await.unwrap().success();
+    /// }
+    /// assert_eq!(start.elapsed(), Duration::from_millis(800)); // the quota binds, not the limit
+    /// # }
+    /// ```
+    pub async fn acquire_with_quota(
+        &self,
+        quota: &crate::Quota,
+    ) -> Result<Permit<'_, C, Q>, QueueFull> {
+        quota.ready().await;
+        self.acquire().await
+    }
+
+    /// A limiter handle on an existing shared gate, such as one that
+    /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key.
+    ///
+    /// ```
+    /// # use limiter_core::{AimdConfig, AimdF32, KeyedGates};
+    /// # use limiter_tokio::{Limiter, TokioClock};
+    /// let per_account = KeyedGates::<_, _, _, 1024>::new(
+    ///     10_000,
+    ///     |_account: &String| AimdF32::new(AimdConfig::default()).unwrap(),
+    ///     TokioClock::new(),
+    /// );
+    /// let limiter = Limiter::from_gate(per_account.gate("acct-42".to_string()).unwrap());
+    /// assert!(limiter.try_acquire().is_ok());
+    /// ```
+    pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
+        Limiter { gate }
+    }
+
     /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
     /// endpoint class), then for one of `global` (the ceiling over all keys). A request waiting
     /// on a congested key holds no global permit; the order is fixed, so it cannot deadlock; the

@@ -1,0 +1,59 @@
+//! [`Quota`]: a provider's published rate limit (GCRA), shared by tasks, on tokio's clock.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use limiter_core::{Clock, Gcra};
+
+use crate::TokioClock;
+
+/// A shared [`Gcra`] rate limit on tokio's clock. Cheap to clone (one `Arc`).
+///
+/// Compose it with a [`Limiter`](crate::Limiter) through
+/// [`Limiter::acquire_with_quota`](crate::Limiter::acquire_with_quota): a request waits for the
+/// quota, then for the concurrency limit, so it starts no earlier than the later of the two.
+///
+/// ```
+/// use std::time::Duration;
+/// use limiter_core::Gcra;
+/// use limiter_tokio::Quota;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let quota = Quota::new(Gcra::new(10, Duration::from_secs(1), 1).unwrap());
+/// let start = tokio::time::Instant::now();
+/// for _ in 0..3 {
+///     quota.ready().await;
+/// }
+/// assert_eq!(start.elapsed(), Duration::from_millis(200)); // 10 per second
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Quota {
+    gcra: Arc<Mutex<Gcra>>,
+    clock: TokioClock,
+}
+
+impl Quota {
+    /// Shares `gcra`.
+    pub fn new(gcra: Gcra) -> Self {
+        Quota {
+            gcra: Arc::new(Mutex::new(gcra)),
+            clock: TokioClock::new(),
+        }
+    }
+
+    /// Takes one call if the quota allows it now; otherwise the tokio instant at which it would.
+    pub fn try_take(&self) -> Result<(), tokio::time::Instant> {
+        let now = self.clock.now();
+        let mut gcra = self.gcra.lock().unwrap_or_else(PoisonError::into_inner);
+        gcra.check(now).map_err(|at| self.clock.to_tokio(at))
+    }
+
+    /// Waits until the quota allows one call, and takes it. Cancel safe: nothing is taken until
+    /// it returns.
+    pub async fn ready(&self) {
+        while let Err(at) = self.try_take() {
+            tokio::time::sleep_until(at).await;
+        }
+    }
+}
