@@ -4,6 +4,7 @@
 #[cfg(any(feature = "std", feature = "http", loom))]
 extern crate std;
 
+mod backoff;
 mod classify;
 pub mod clock;
 pub mod controller;
@@ -13,6 +14,7 @@ mod gate;
 mod mutex;
 pub mod outcome;
 mod permit;
+mod persist;
 mod quota;
 mod ratio;
 mod registry;
@@ -23,6 +25,7 @@ mod snapshot;
 mod waiters;
 pub mod window;
 
+pub use backoff::Backoff;
 pub use classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, classify_fn};
 #[cfg(feature = "std")]
 pub use clock::StdClock;
@@ -43,6 +46,7 @@ pub use mutex::StdRawMutex;
 pub use mutex::{NoopRawMutex, RawMutex};
 pub use outcome::{Cause, HttpClassifier, Outcome};
 pub use permit::{GateRef, Permit};
+pub use persist::{LimitRecord, RecordError};
 pub use quota::{Gcra, QuotaError};
 pub use ratio::{InvalidRatio, Ratio};
 #[cfg(feature = "std")]

@@ -4,7 +4,7 @@
 //! - Latency is measured on `embassy_time::Instant` ([`EmbassyClock`]).
 //! - Locking uses an embassy-sync raw mutex: [`CriticalSectionRawMutex`] by default (tasks and
 //!   interrupts, any core), [`NoopRawMutex`](embassy_sync::blocking_mutex::raw::NoopRawMutex) or
-//!   [`ThreadModeRawMutex`](embassy_sync::blocking_mutex::raw::ThreadModeRawMutex) when every
+//!   `ThreadModeRawMutex` (Cortex-M targets only) when every
 //!   user runs in one executor.
 //! - Waiting is the core gate's FIFO queue of `Q` entries; [`Limiter::acquire_with_timeout`]
 //!   bounds it with `embassy_time::with_timeout`.
