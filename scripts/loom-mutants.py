@@ -20,11 +20,6 @@ muts = {
  'no-grant-on-raise': ('limiter-core/src/gate.rs', '''        self.locked(|s| f(&mut s.controller))''', '''        M::lock(&self.state, |s| f(&mut s.controller))'''),
  'admit-at-limit': ('limiter-core/src/gate.rs', '''        self.in_flight < self.controller.limit()''', '''        self.in_flight <= self.controller.limit()'''),
  'fast-path-barges': ('limiter-core/src/gate.rs', '''        self.waiters.waiting() == 0 && self.has_room()''', '''        self.has_room()'''),
- 'scoped-global-first': ('limiter-core/src/scoped.rs', '''    let key = Acquire::new(key).await?;
-    // Holding the key permit only: if this wait is cancelled or the global queue is full, `key`
-    // is dropped here and released.
-    let global = Acquire::new(global).await?;''', '''    let global = Acquire::new(global).await?;
-    let key = Acquire::new(key).await?;'''),
  'drop-leaks': ('limiter-core/src/permit.rs', '''            self.gate.complete(self.admission, None);''', '''            let _ = &self.gate;'''),
 }
 

@@ -54,6 +54,6 @@ pub use registry::KeyedGates;
 pub use registry::{Registry, RegistryFull};
 pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
 pub use retry_budget::RetryBudget;
-pub use scoped::{ScopedPermit, acquire_scoped, try_acquire_scoped};
+pub use scoped::{AcquireScoped, ScopedPermit, acquire_scoped, try_acquire_scoped};
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};

@@ -15,6 +15,10 @@
 //! 4. **Only the key learns.** The outcome feeds the key's controller; the global gate is told
 //!    [`Outcome::Ignore`], so one tenant's throttling never shrinks the ceiling everyone shares.
 
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
 use crate::future::Acquire;
 use crate::gate::{AtLimit, QueueFull};
 use crate::permit::{GateRef, Permit};
@@ -104,16 +108,87 @@ impl<K: GateRef, G: GateRef> core::fmt::Debug for ScopedPermit<K, G> {
 /// second.success();
 /// assert_eq!((account_a.in_flight(), global.in_flight()), (0, 0));
 /// ```
-pub async fn acquire_scoped<K, G>(key: K, global: G) -> Result<ScopedPermit<K, G>, QueueFull>
+pub fn acquire_scoped<K, G>(key: K, global: G) -> AcquireScoped<K, G>
 where
     K: GateRef + Unpin,
     G: GateRef + Unpin,
 {
-    let key = Acquire::new(key).await?;
-    // Holding the key permit only: if this wait is cancelled or the global queue is full, `key`
-    // is dropped here and released.
-    let global = Acquire::new(global).await?;
-    Ok(ScopedPermit { key, global })
+    AcquireScoped {
+        key: Some(Acquire::new(key)),
+        held: None,
+        global: Some(global),
+        waiting_global: None,
+    }
+}
+
+/// The future of [`acquire_scoped`]: first the key's gate, then the global one.
+///
+/// Cancel safe: dropped while waiting for the key, it leaves that queue; dropped while waiting for
+/// the global gate, it leaves that queue and releases the key permit it holds.
+#[must_use = "futures do nothing unless polled"]
+pub struct AcquireScoped<K: GateRef, G: GateRef> {
+    /// Stage 1: waiting for the key's gate.
+    key: Option<Acquire<K>>,
+    /// The global gate's handle, until stage 2 starts.
+    global: Option<G>,
+    /// Stage 2: waiting for the global gate, holding the key permit (invariant 1: the only
+    /// permit ever held while waiting).
+    waiting_global: Option<Acquire<G>>,
+    held: Option<Permit<K>>,
+}
+
+impl<K: GateRef + Unpin, G: GateRef + Unpin> Future for AcquireScoped<K, G> {
+    type Output = Result<ScopedPermit<K, G>, QueueFull>;
+
+    /// # Panics
+    ///
+    /// If polled again after it has completed.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Some(waiting) = &mut this.key {
+            let permit = match Pin::new(waiting).poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(admitted) => {
+                    this.key = None;
+                    admitted?
+                }
+            };
+            this.held = Some(permit);
+            let global = this
+                .global
+                .take()
+                .expect("the global handle waits for stage 2");
+            this.waiting_global = Some(Acquire::new(global));
+        }
+        let waiting = this
+            .waiting_global
+            .as_mut()
+            .expect("`AcquireScoped` polled after completion");
+        match Pin::new(waiting).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(admitted) => {
+                this.waiting_global = None;
+                // On a full global queue the key permit is dropped here: released.
+                let key = this.held.take().expect("stage 2 holds the key permit");
+                Poll::Ready(admitted.map(|global| ScopedPermit { key, global }))
+            }
+        }
+    }
+}
+
+impl<K: GateRef, G: GateRef> core::fmt::Debug for AcquireScoped<K, G> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let stage = if self.key.is_some() {
+            "waiting for the key"
+        } else if self.waiting_global.is_some() {
+            "waiting for the global gate"
+        } else {
+            "done"
+        };
+        f.debug_struct("AcquireScoped")
+            .field("stage", &stage)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Takes a key permit and a global permit without waiting, or neither.
