@@ -14,7 +14,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use limiter_core::{
-    Acquire, Clock, Gate, Instant, ManualClock, NoopRawMutex, Permit, Ratio, RetryBudget,
+    Acquire, AcquireScoped, Clock, Gate, Instant, ManualClock, NoopRawMutex, Outcome, Permit,
+    QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
 };
 use serde::Serialize;
 
@@ -130,6 +131,10 @@ pub struct Metrics {
     /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
     /// when one got everything.
     pub fairness: f64,
+    /// With a global ceiling: the most calls ever inside it at once.
+    pub global_peak: Option<u32>,
+    /// Each client's limit at the end of the load.
+    pub final_limit_per_client: Vec<u32>,
     /// The first client's limit over time: (µs, limit) at every change, while the load ran.
     #[serde(skip)]
     pub limit_series: Vec<(u64, u32)>,
@@ -227,9 +232,41 @@ impl Events {
     }
 }
 
+/// An admitted call's permits: its client's, and the global ceiling's when the scenario has one.
+enum Ticket<'g, 'c> {
+    Own(Permit<&'g SimGate<'c>>),
+    Scoped(ScopedPermit<&'g SimGate<'c>, &'g SimGate<'c>>),
+}
+
+impl Ticket<'_, '_> {
+    /// Records `verdict` on the client's gate (a scoped permit also releases its global one).
+    fn record(self, verdict: Verdict) {
+        match self {
+            Ticket::Own(permit) => permit.record_verdict(verdict),
+            Ticket::Scoped(permit) => permit.record_verdict(verdict),
+        }
+    }
+}
+
+/// A call waiting for admission: on its client's gate, or on its gate and then the global one.
+enum Waiting<'g, 'c> {
+    Own(Acquire<&'g SimGate<'c>>),
+    Scoped(AcquireScoped<&'g SimGate<'c>, &'g SimGate<'c>>),
+}
+
+impl<'g, 'c> Waiting<'g, 'c> {
+    fn poll(&mut self, waker: &Waker) -> Poll<Result<Ticket<'g, 'c>, QueueFull>> {
+        let cx = &mut Context::from_waker(waker);
+        match self {
+            Waiting::Own(acquire) => Pin::new(acquire).poll(cx).map_ok(Ticket::Own),
+            Waiting::Scoped(acquire) => Pin::new(acquire).poll(cx).map_ok(Ticket::Scoped),
+        }
+    }
+}
+
 /// What became of an arriving call.
 enum Arrival<'g, 'c> {
-    Admitted(Permit<&'g SimGate<'c>>),
+    Admitted(Ticket<'g, 'c>),
     Queued,
     Rejected,
 }
@@ -238,9 +275,11 @@ enum Arrival<'g, 'c> {
 struct Calls<'g, 'c> {
     client: usize,
     gate: &'g SimGate<'c>,
+    /// The ceiling over every client, if the scenario has one.
+    global: Option<&'g SimGate<'c>>,
     arrived: BTreeMap<u64, u64>,
-    waiting: BTreeMap<u64, (Acquire<&'g SimGate<'c>>, Arc<Flag>)>,
-    running: BTreeMap<u64, (Permit<&'g SimGate<'c>>, u64)>,
+    waiting: BTreeMap<u64, (Waiting<'g, 'c>, Arc<Flag>)>,
+    running: BTreeMap<u64, (Ticket<'g, 'c>, u64)>,
     throttled: u64,
     timed_out: u64,
     rejected: u64,
@@ -272,10 +311,13 @@ impl<'g, 'c> Calls<'g, 'c> {
             set: AtomicBool::new(false),
             client_wakeups: Arc::clone(&self.wakeups),
         });
-        let mut acquire = self.gate.acquire();
+        let mut acquire = match self.global {
+            Some(global) => Waiting::Scoped(acquire_scoped(self.gate, global)),
+            None => Waiting::Own(self.gate.acquire()),
+        };
         let waker = Waker::from(Arc::clone(&flag));
-        match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
-            Poll::Ready(Ok(permit)) => Arrival::Admitted(permit),
+        match acquire.poll(&waker) {
+            Poll::Ready(Ok(ticket)) => Arrival::Admitted(ticket),
             Poll::Ready(Err(_)) => {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
@@ -307,28 +349,30 @@ impl<'g, 'c> Calls<'g, 'c> {
 
     /// A call ends: its outcome goes to the limiter through its permit.
     fn end(&mut self, id: u64, reply: ReplyKey, now: u64) {
-        let (permit, started) = self.running.remove(&id).expect("a running call");
-        match reply {
+        let (ticket, started) = self.running.remove(&id).expect("a running call");
+        let verdict = match reply {
             ReplyKey::Ok => {
                 self.served.push((now, now - started));
-                permit.success();
+                Verdict::new(Outcome::Success)
             }
             ReplyKey::Throttled(hint) => {
                 self.throttled += 1;
-                if let Some(us) = hint {
-                    permit.hold_growth_for(Duration::from_micros(us));
+                let verdict = Verdict::new(Outcome::Overload);
+                match hint {
+                    Some(us) => verdict.retry_after(Duration::from_micros(us)),
+                    None => verdict,
                 }
-                permit.overload();
             }
             ReplyKey::Timeout => {
                 self.timed_out += 1;
-                permit.overload();
+                Verdict::new(Outcome::Overload)
             }
-        }
+        };
+        ticket.record(verdict);
     }
 
     /// Resumes every waiter the gate woke, oldest first; each must come out admitted.
-    fn resume_woken(&mut self) -> Vec<(u64, Permit<&'g SimGate<'c>>)> {
+    fn resume_woken(&mut self) -> Vec<(u64, Ticket<'g, 'c>)> {
         if self.wakeups.swap(0, Ordering::SeqCst) == 0 {
             return Vec::new();
         }
@@ -340,12 +384,18 @@ impl<'g, 'c> Calls<'g, 'c> {
             .collect();
         woken
             .into_iter()
-            .map(|id| {
+            .filter_map(|id| {
                 let (mut acquire, flag) = self.waiting.remove(&id).expect("waiting");
-                let waker = Waker::from(flag);
-                match Pin::new(&mut acquire).poll(&mut Context::from_waker(&waker)) {
-                    Poll::Ready(Ok(permit)) => (id, permit),
-                    _ => panic!("woken but not admitted"),
+                let waker = Waker::from(Arc::clone(&flag));
+                match acquire.poll(&waker) {
+                    Poll::Ready(Ok(ticket)) => Some((id, ticket)),
+                    // Admitted by its own gate, now waiting for the global one: queued again.
+                    Poll::Pending => {
+                        flag.set.store(false, Ordering::SeqCst);
+                        self.waiting.insert(id, (acquire, flag));
+                        None
+                    }
+                    Poll::Ready(Err(_)) => panic!("woken into a full queue"),
                 }
             })
             .collect()
@@ -354,7 +404,7 @@ impl<'g, 'c> Calls<'g, 'c> {
     /// An admitted call goes to the upstream.
     fn start(
         &mut self,
-        (id, permit): (u64, Permit<&'g SimGate<'c>>),
+        (id, ticket): (u64, Ticket<'g, 'c>),
         now: u64,
         upstream: &mut dyn Upstream,
         rng: &mut Rng,
@@ -368,16 +418,22 @@ impl<'g, 'c> Calls<'g, 'c> {
             Reply::Throttled { retry_after_us } => ReplyKey::Throttled(retry_after_us),
             Reply::Timeout => ReplyKey::Timeout,
         };
-        self.running.insert(id, (permit, now));
+        self.running.insert(id, (ticket, now));
         events.push(now + call.duration_us, Event::Done(self.client, id, key));
     }
 }
 
 impl<'g, 'c> Calls<'g, 'c> {
-    fn new(client: usize, gate: &'g SimGate<'c>, retry: Option<&Retry>) -> Self {
+    fn new(
+        client: usize,
+        gate: &'g SimGate<'c>,
+        global: Option<&'g SimGate<'c>>,
+        retry: Option<&Retry>,
+    ) -> Self {
         Calls {
             client,
             gate,
+            global,
             arrived: BTreeMap::new(),
             waiting: BTreeMap::new(),
             running: BTreeMap::new(),
@@ -398,7 +454,8 @@ impl<'g, 'c> Calls<'g, 'c> {
 }
 
 /// Runs one client per load against `upstream`, each through its own gate driven by its own
-/// instance of `limiter`, until every call ended.
+/// instance of `limiter` (and, with `global`, through a fixed ceiling over all of them:
+/// hierarchical admission, the client's gate first), until every call ended.
 ///
 /// # Panics
 ///
@@ -408,9 +465,12 @@ pub fn run(
     upstream: &mut dyn Upstream,
     limiter: &Limiter,
     retry: Option<&Retry>,
+    global: Option<u32>,
     seed: u64,
 ) -> Metrics {
     let clock = ManualClock::new();
+    let ceiling = global.map(|limit| ceiling_gate(limit, &clock));
+    let mut global_peak = 0u32;
     let gates: Vec<Box<SimGate<'_>>> = loads
         .iter()
         .map(|_| {
@@ -421,7 +481,7 @@ pub fn run(
     let mut clients: Vec<Calls<'_, '_>> = gates
         .iter()
         .enumerate()
-        .map(|(i, g)| Calls::new(i, g, retry))
+        .map(|(i, g)| Calls::new(i, g, ceiling.as_ref(), retry))
         .collect();
     let mut traces: Vec<LimitTrace> = gates
         .iter()
@@ -472,12 +532,7 @@ pub fn run(
                 );
             }
         }
-        // Any client's gate may have woken waiters (a release, an oracle raise): run them all.
-        for calls in &mut clients {
-            for call in calls.resume_woken() {
-                calls.start(call, now, upstream, &mut rng, &mut events);
-            }
-        }
+        resume_all(&mut clients, now, upstream, &mut rng, &mut events);
         // The limits in force from now until the next event.
         if now <= until {
             for (last, gate) in final_limits.iter_mut().zip(&gates) {
@@ -493,6 +548,9 @@ pub fn run(
         }
         for (trace, gate) in traces.iter_mut().zip(&gates) {
             trace.observe(now, gate.limit(), until);
+        }
+        if let Some(ceiling) = &ceiling {
+            global_peak = global_peak.max(ceiling.in_flight());
         }
     }
     assert!(
@@ -511,8 +569,33 @@ pub fn run(
     );
     series.push((until, final_limits[0]));
     metrics.limit_series = series;
+    metrics.global_peak = global.map(|_| global_peak);
     metrics.settle_ms = settle_time(&against_capacity);
     metrics
+}
+
+/// Any client's gate (or the ceiling) may have woken waiters, of any client: a release, an
+/// oracle raise. Runs them all.
+fn resume_all(
+    clients: &mut [Calls<'_, '_>],
+    now: u64,
+    upstream: &mut dyn Upstream,
+    rng: &mut Rng,
+    events: &mut Events,
+) {
+    for calls in clients {
+        for call in calls.resume_woken() {
+            calls.start(call, now, upstream, rng, events);
+        }
+    }
+}
+
+/// The global ceiling: a fixed limit over every client.
+fn ceiling_gate(limit: u32, clock: &ManualClock) -> SimGate<'_> {
+    let fixed = Limiter::Fixed(limit)
+        .build()
+        .expect("a ceiling of at least 1");
+    Gate::new(fixed, clock)
 }
 
 /// Notes the first client's limit at `now` (on change) and against its capacity.
@@ -696,6 +779,8 @@ fn summarise(
         settle_ms: 0.0,
         fairness: jain(&ok_per_client),
         ok_per_client,
+        global_peak: None,
+        final_limit_per_client: final_limits.to_vec(),
         limit_series: Vec::new(),
         served,
     }

@@ -7,7 +7,7 @@
 //! ```
 //! let scenario = limiter_sim::scenario::all().into_iter().find(|s| s.name == "seed-000").unwrap();
 //! let (label, limiter) = &scenario.limiters[0];
-//! let m = limiter_sim::engine::run(&scenario.clients, (scenario.upstream)().as_mut(), limiter, None, 1);
+//! let m = limiter_sim::engine::run(&scenario.clients, (scenario.upstream)().as_mut(), limiter, None, None, 1);
 //! assert_eq!(*label, "fixed 16");
 //! assert_eq!(m.ok + m.throttled + m.timed_out, 1_000);
 //! ```

@@ -32,6 +32,7 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
                 (scenario.upstream)().as_mut(),
                 limiter,
                 scenario.retry.as_ref(),
+                scenario.global,
                 seed,
             ),
         })

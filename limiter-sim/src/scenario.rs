@@ -25,6 +25,9 @@ pub struct Scenario {
     pub limiters: Vec<(&'static str, Limiter)>,
     /// Whether and how failed calls are retried.
     pub retry: Option<Retry>,
+    /// A fixed ceiling over all clients (hierarchical admission: each call takes its client's
+    /// permit, then the ceiling's), if any.
+    pub global: Option<u32>,
 }
 
 /// The peer controllers, sized like the scenario's AIMD, and the oracle: the rows every
@@ -69,6 +72,7 @@ pub fn all() -> Vec<Scenario> {
         oscillating(),
         fairness(),
         noisy_tenant(),
+        noisy_tenant_ceiling(),
         steady_noisy(),
         hang(),
         retry_storm("retry-storm", None),
@@ -86,6 +90,7 @@ fn seed_000() -> Scenario {
             until_us: 500 * MS,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 16), (250 * MS, 4)]),
@@ -121,6 +126,7 @@ fn seed_004() -> Scenario {
             until_us: 30 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
@@ -157,6 +163,7 @@ fn slow_no_429() -> Scenario {
             until_us: 10 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 8)]),
@@ -187,6 +194,7 @@ fn drop_and_recover() -> Scenario {
             until_us: 15 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 50), (5 * S, 5), (10 * S, 50)]),
@@ -216,6 +224,7 @@ fn retry_after() -> Scenario {
             until_us: 10 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 20)]),
@@ -255,6 +264,7 @@ fn oscillating() -> Scenario {
             until_us: 20 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
             Box::new(quota(steps.collect(), false))
@@ -283,6 +293,7 @@ fn fairness() -> Scenario {
             10
         ],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 40)]),
@@ -316,10 +327,41 @@ fn noisy_tenant() -> Scenario {
             2
         ],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(PerClient(vec![
                 quota(vec![(0, 5)], false),
                 quota(vec![(0, 40)], false),
+            ]))
+        },
+        limiters: [
+            vec![
+                ("fixed 40 each", Limiter::Fixed(40)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+            ],
+            peers(4, 100),
+        ]
+        .concat(),
+    }
+}
+
+fn noisy_tenant_ceiling() -> Scenario {
+    Scenario {
+        name: "noisy-tenant-ceiling",
+        about: "noisy-tenant under a global ceiling of 40 (key permit, then global); B has 30 per tick",
+        clients: vec![
+            Load::Closed {
+                workers: 100,
+                until_us: 10 * S,
+            };
+            2
+        ],
+        retry: None,
+        global: Some(40),
+        upstream: || {
+            Box::new(PerClient(vec![
+                quota(vec![(0, 5)], false),
+                quota(vec![(0, 30)], false),
             ]))
         },
         limiters: [
@@ -342,6 +384,7 @@ fn steady_noisy() -> Scenario {
             until_us: 30 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 8)]),
@@ -384,6 +427,7 @@ fn retry_storm(name: &'static str, budget: Option<Ratio>) -> Scenario {
             backoff_us: 20 * MS,
             budget,
         }),
+        global: None,
         upstream: || {
             Box::new(Outage {
                 inner: Queueing {
@@ -415,6 +459,7 @@ fn hang() -> Scenario {
             until_us: 20 * S,
         }],
         retry: None,
+        global: None,
         upstream: || {
             Box::new(Queueing {
                 capacity: Schedule(vec![(0, 10)]),

@@ -231,3 +231,41 @@ fn a_server_that_stops_answering_is_avoided() {
     // A fixed limit above the point where the server hangs gets almost nothing through.
     assert!(metric(r, "hang", "fixed 30", "timed_out") > metric(r, "hang", "fixed 30", "ok"));
 }
+
+fn row<'a>(rows: &'a [Value], scenario: &str, limiter: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["scenario"] == scenario && r["limiter"] == limiter)
+        .unwrap_or_else(|| panic!("no row {scenario} / {limiter}"))
+}
+
+/// Issue target (scoped limiting): under a global ceiling, a throttled tenant A shrinks its own
+/// limit and leaves the shared capacity to a healthy tenant B, whose throughput stays near what
+/// the oracle gets it; the ceiling holds. A fixed limit per tenant lets A's throttled calls sit
+/// on the ceiling instead.
+#[test]
+fn a_noisy_tenant_under_a_ceiling_shrinks_alone() {
+    let r = rows();
+    let (scenario, ceiling) = ("noisy-tenant-ceiling", 40.0);
+    let b_ok = |limiter: &str| {
+        row(r, scenario, limiter)["ok_per_client"][1]
+            .as_f64()
+            .unwrap()
+    };
+    let aimd = row(r, scenario, "AIMD defaults");
+    assert!(
+        aimd["global_peak"].as_f64().unwrap() <= ceiling,
+        "the ceiling held"
+    );
+    assert!(
+        aimd["final_limit_per_client"][0].as_f64().unwrap() <= 8.0,
+        "A's limit shrank"
+    );
+    assert!(
+        b_ok("AIMD defaults") >= 0.8 * b_ok("oracle"),
+        "B kept most of its throughput"
+    );
+    assert!(
+        b_ok("AIMD defaults") >= 1.5 * b_ok("fixed 40 each"),
+        "more than with fixed limits"
+    );
+}
