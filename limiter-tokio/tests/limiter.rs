@@ -180,3 +180,54 @@ async fn the_reporter_stops_with_the_limiter() {
     assert_eq!(*seen.lock().unwrap(), [3, 3, 3]);
     drop(reporter);
 }
+
+/// Priority without a second mechanism: batch work takes a permit of a batch limiter capped
+/// below the shared one, then the shared one (`acquire_within`); interactive work takes the
+/// shared one directly. However much batch work is queued, at most the batch cap of it sits in
+/// the shared queue, so an interactive request waits for at most that many batch calls.
+#[tokio::test(start_paused = true)]
+async fn batch_work_capped_by_a_sub_limiter_leaves_room_for_interactive_work() {
+    let shared = Limiter::new(Fixed::new(4).unwrap());
+    let batch = Limiter::new(Fixed::new(2).unwrap());
+    let call = Duration::from_millis(100);
+    let mut batch_tasks = Vec::new();
+    for _ in 0..50 {
+        let (shared, batch) = (shared.clone(), batch.clone());
+        batch_tasks.push(tokio::spawn(async move {
+            let permit = batch.acquire_within(&shared).await.unwrap();
+            tokio::time::sleep(call).await;
+            permit.success();
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(
+        shared.in_flight(),
+        2,
+        "batch work holds at most its cap of the shared limit"
+    );
+    assert_eq!(
+        batch.snapshot().queued,
+        48,
+        "the rest waits on the batch limiter, not the shared one"
+    );
+
+    // Interactive requests arrive while batch work is saturated: they run at once.
+    let start = tokio::time::Instant::now();
+    let a = shared.acquire().await.unwrap();
+    let b = shared.acquire().await.unwrap();
+    assert_eq!(
+        start.elapsed(),
+        Duration::ZERO,
+        "two interactive calls admitted at once"
+    );
+    // A third waits for one batch call at most.
+    let c = shared.acquire().await.unwrap();
+    assert!(start.elapsed() <= call, "{:?}", start.elapsed());
+    for p in [a, b, c] {
+        p.success();
+    }
+    for t in batch_tasks {
+        t.await.unwrap();
+    }
+    assert_eq!((shared.in_flight(), batch.in_flight()), (0, 0));
+}

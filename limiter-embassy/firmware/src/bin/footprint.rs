@@ -44,7 +44,7 @@ mod limited {
         let controller = Aimd::new(8).expect("valid");
         #[cfg(not(feature = "gate-only"))]
         let controller = Aimd::new(AimdConfig::default()).expect("valid");
-        LIMITER.init(Limiter::new(controller))
+        LIMITER.init_with(|| Limiter::new(controller))
     }
 
     pub async fn call(limiter: &'static Shared) {

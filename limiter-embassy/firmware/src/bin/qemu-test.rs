@@ -214,7 +214,8 @@ fn main() -> ! {
         core::mem::size_of::<Aimd>()
     );
     let config = AimdConfig::default().initial(4).bounds(1, 16);
-    let limiter: &'static Shared = LIMITER.init(Limiter::new(Aimd::new(config).expect("valid")));
+    let limiter: &'static Shared =
+        LIMITER.init_with(|| Limiter::new(Aimd::new(config).expect("valid")));
     executor::run(|spawner: Spawner| {
         for _ in 0..WORKERS {
             spawner.spawn(worker(limiter).expect("pool sized for the workers"));
