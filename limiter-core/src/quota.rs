@@ -60,19 +60,20 @@ pub struct Gcra {
 }
 
 impl Gcra {
-    /// `calls` per `period`, with bursts of up to `burst` calls.
-    pub fn new(calls: u32, period: Duration, burst: u32) -> Result<Self, QuotaError> {
+    /// `calls` per `period`, with bursts of up to `burst` calls. A `const fn`, so a quota can be
+    /// built in a `static`.
+    pub const fn new(calls: u32, period: Duration, burst: u32) -> Result<Self, QuotaError> {
         let period_us = duration_to_micros(period);
         if calls == 0 || burst == 0 || period_us == 0 {
             return Err(QuotaError::Zero);
         }
-        let interval_us = crate::divide::div_u64(period_us, u64::from(calls));
+        let interval_us = crate::divide::div_u64(period_us, calls as u64);
         if interval_us == 0 {
             return Err(QuotaError::TooFast);
         }
         Ok(Gcra {
             interval_us,
-            tolerance_us: interval_us.saturating_mul(u64::from(burst - 1)),
+            tolerance_us: interval_us.saturating_mul((burst - 1) as u64),
             tat: Instant::ZERO,
         })
     }

@@ -89,6 +89,42 @@ impl From<QueueFull> for AcquireError {
     }
 }
 
+/// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)) on embassy-time, behind the
+/// raw mutex `R`; keep it in a `static`. Compose it with a [`Limiter`] through
+/// [`Limiter::acquire_with_quota`].
+pub struct Quota<R: EmbassyRaw = CriticalSectionRawMutex> {
+    gcra: BlockingMutex<R, Cell<limiter_core::Gcra>>,
+}
+
+impl<R: EmbassyRaw> Quota<R> {
+    /// Shares `gcra`.
+    pub const fn new(gcra: limiter_core::Gcra) -> Self {
+        Quota {
+            gcra: BlockingMutex::new(Cell::new(gcra)),
+        }
+    }
+
+    /// Takes one call if the quota allows it now; otherwise the instant at which it would.
+    pub fn try_take(&self) -> Result<(), embassy_time::Instant> {
+        let now = EmbassyClock.now();
+        self.gcra
+            .lock(|cell| {
+                let mut gcra = cell.get();
+                let taken = gcra.check(now);
+                cell.set(gcra);
+                taken
+            })
+            .map_err(|at| embassy_time::Instant::from_micros(at.as_micros()))
+    }
+
+    /// Waits until the quota allows one call (`Timer::at`), and takes it.
+    pub async fn ready(&self) {
+        while let Err(at) = self.try_take() {
+            Timer::at(at).await;
+        }
+    }
+}
+
 /// An adaptive concurrency limiter for embassy firmware.
 ///
 /// `C` is the controller ([`AimdFixed`] by default: no floating point), `R` the embassy-sync raw
@@ -167,6 +203,16 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         }
         permit.record_verdict(verdict);
         Ok(output)
+    }
+
+    /// Waits for `quota`, then for admission: the request starts no earlier than the later of
+    /// the two.
+    pub async fn acquire_with_quota<QR: EmbassyRaw>(
+        &self,
+        quota: &Quota<QR>,
+    ) -> Result<Permit<'_, C, R, Q>, QueueFull> {
+        quota.ready().await;
+        self.acquire().await
     }
 
     /// Hierarchical admission: waits for a permit of this limiter (the key's), then for one of

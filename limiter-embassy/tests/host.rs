@@ -101,3 +101,26 @@ fn bounds() {
     sync::<Limiter>();
     sync::<Limiter<Fixed, embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex, 4>>();
 }
+
+#[test]
+fn a_quota_spaces_admissions_at_its_rate() {
+    block_on(async {
+        static QUOTA: limiter_embassy::Quota = limiter_embassy::Quota::new(
+            match limiter_core::Gcra::new(100, core::time::Duration::from_secs(1), 1) {
+                Ok(gcra) => gcra,
+                Err(_) => panic!("a valid quota"),
+            },
+        );
+        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(8).unwrap()));
+        let start = Instant::now();
+        for _ in 0..4 {
+            limiter.acquire_with_quota(&QUOTA).await.unwrap().success();
+        }
+        assert!(
+            start.elapsed() >= Duration::from_millis(30),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(QUOTA.try_take().is_err(), "the next call is not due yet");
+    });
+}

@@ -81,6 +81,57 @@ impl std::fmt::Display for AcquireError {
 
 impl std::error::Error for AcquireError {}
 
+/// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)), shared by tasks, on the
+/// `std` clock and `async-io` timers. Cheap to clone. Compose it with a [`Limiter`] through
+/// [`Limiter::acquire_with_quota`].
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use limiter_core::Gcra;
+/// use limiter_smol::Quota;
+///
+/// futures_lite::future::block_on(async {
+///     let quota = Quota::new(Gcra::new(100, Duration::from_secs(1), 1).unwrap());
+///     let start = Instant::now();
+///     for _ in 0..3 {
+///         quota.ready().await;
+///     }
+///     assert!(start.elapsed() >= Duration::from_millis(20)); // 100 per second
+/// });
+/// ```
+#[derive(Clone, Debug)]
+pub struct Quota {
+    gcra: Arc<std::sync::Mutex<limiter_core::Gcra>>,
+    clock: StdClock,
+}
+
+impl Quota {
+    /// Shares `gcra`.
+    pub fn new(gcra: limiter_core::Gcra) -> Self {
+        Quota {
+            gcra: Arc::new(std::sync::Mutex::new(gcra)),
+            clock: StdClock::new(),
+        }
+    }
+
+    /// Takes one call if the quota allows it now; otherwise the instant at which it would.
+    pub fn try_take(&self) -> Result<(), Instant> {
+        let now = limiter_core::Clock::now(&self.clock);
+        let mut gcra = self
+            .gcra
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        gcra.check(now).map_err(|at| self.clock.to_std(at))
+    }
+
+    /// Waits until the quota allows one call, and takes it.
+    pub async fn ready(&self) {
+        while let Err(at) = self.try_take() {
+            async_io::Timer::at(at).await;
+        }
+    }
+}
+
 /// An adaptive concurrency limiter for any executor: a cheap handle (one `Arc`) whose clones
 /// share one limit, in-flight count and FIFO queue of up to `Q` waiters.
 pub struct Limiter<C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
@@ -186,6 +237,13 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key (built with a [`StdClock`]).
     pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
         Limiter { gate }
+    }
+
+    /// Waits for `quota`, then for admission: the request starts no earlier than the later of
+    /// the two.
+    pub async fn acquire_with_quota(&self, quota: &Quota) -> Result<Permit<'_, C, Q>, QueueFull> {
+        quota.ready().await;
+        self.acquire().await
     }
 
     /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
