@@ -56,14 +56,23 @@ impl Backoff {
         }
     }
 
-    /// The longest wait before retry `attempt` (1 for the first retry; 0 is taken as 1).
+    /// The longest wait before retry `attempt` (1 for the first retry; 0 is taken as 1):
+    /// `base × factor^(attempt - 1)`, at most the cap. At most 32 steps, whatever `attempt` is.
     pub fn ceiling(&self, attempt: u32) -> Duration {
+        // x · f for f in 16.16, saturating.
+        let scale = |x: u64, f: u64| {
+            let wide = (u128::from(x) * u128::from(f)) >> 16;
+            u64::try_from(wide).unwrap_or(u64::MAX)
+        };
         let mut ceiling = self.base_us.min(self.cap_us);
-        for _ in 1..attempt {
-            if ceiling >= self.cap_us {
-                break;
+        let mut power = u64::from(self.factor.to_bits()); // factor^(2^k), 16.16
+        let mut n = attempt.saturating_sub(1);
+        while n > 0 && ceiling < self.cap_us && ceiling > 0 {
+            if n & 1 == 1 {
+                ceiling = scale(ceiling, power).min(self.cap_us);
             }
-            ceiling = self.factor.mul_u64(ceiling).min(self.cap_us);
+            power = scale(power, power);
+            n >>= 1;
         }
         Duration::from_micros(ceiling)
     }
@@ -130,6 +139,24 @@ mod tests {
         // Full jitter: the extremes of the random source reach both ends of the window.
         assert_eq!(backoff.delay(3, 0), Duration::ZERO);
         assert!(backoff.delay(3, u32::MAX) > Duration::from_millis(449));
+        // A constant backoff, and one too small to grow in 16.16 steps, answer at once for any
+        // attempt, and a small base still grows.
+        let constant = Backoff::new(
+            Duration::from_millis(100),
+            Ratio::ONE,
+            Duration::from_secs(5),
+        );
+        assert_eq!(constant.ceiling(u32::MAX), Duration::from_millis(100));
+        let tiny = Backoff::new(
+            Duration::from_micros(1),
+            Ratio::from_fraction(3, 2).unwrap(),
+            Duration::from_secs(1),
+        );
+        assert_eq!(tiny.ceiling(u32::MAX), Duration::from_secs(1));
+        assert_eq!(
+            Backoff::new(Duration::ZERO, Ratio::from_int(2), Duration::MAX).ceiling(u32::MAX),
+            Duration::ZERO
+        );
         // Nothing overflows.
         let huge = Backoff::new(Duration::MAX, Ratio::from_int(1000), Duration::MAX);
         assert_eq!(huge.ceiling(u32::MAX), Duration::from_micros(u64::MAX));

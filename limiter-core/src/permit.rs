@@ -95,6 +95,28 @@ impl<R: GateRef> Permit<R> {
         self.admission
     }
 
+    /// Moves the start of this request's latency measurement to now.
+    ///
+    /// For an admission that goes on waiting after the gate admitted it (for a rate quota, for a
+    /// second gate): the latency the controller learns from should start when the call can
+    /// actually start, not include that wait. The permit's capacity is unaffected.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(2).unwrap(), &clock);
+    /// let mut permit = gate.try_acquire().unwrap();
+    /// clock.advance(Duration::from_millis(300)); // waiting for something else
+    /// permit.start_now();
+    /// assert_eq!(permit.admission().at.as_micros(), 300_000);
+    /// # permit.success();
+    /// ```
+    pub fn start_now(&mut self) {
+        self.admission.at = self.gate.now();
+    }
+
     /// The gate this permit belongs to.
     pub fn gate(&self) -> &R {
         &self.gate

@@ -20,6 +20,7 @@ pub enum QuotaError {
     /// Zero calls, a zero burst, or a zero period.
     Zero,
     /// More calls than microseconds in the period: the interval would be below a microsecond.
+    /// (Intervals are whole microseconds, rounded up: a quota is never exceeded.)
     TooFast,
 }
 
@@ -67,10 +68,11 @@ impl Gcra {
         if calls == 0 || burst == 0 || period_us == 0 {
             return Err(QuotaError::Zero);
         }
-        let interval_us = crate::divide::div_u64(period_us, calls as u64);
-        if interval_us == 0 {
+        if calls as u64 > period_us {
             return Err(QuotaError::TooFast);
         }
+        // Rounded up: a quota may only ever be under-used, never exceeded.
+        let interval_us = crate::divide::div_u64(period_us - 1, calls as u64) + 1;
         Ok(Gcra {
             interval_us,
             tolerance_us: interval_us.saturating_mul((burst - 1) as u64),

@@ -12,8 +12,10 @@
 //!    global permit, so one throttled key cannot starve the others of the shared ceiling.
 //! 3. **Released together.** Dropping the [`ScopedPermit`], or the acquisition at any point,
 //!    releases every permit taken so far (as cancelled), on every path.
-//! 4. **Only the key learns.** The outcome feeds the key's controller; the global gate is told
-//!    [`Outcome::Ignore`], so one tenant's throttling never shrinks the ceiling everyone shares.
+//! 4. **Only the key learns, and only about the dependency.** The outcome feeds the key's
+//!    controller; the global gate is told [`Outcome::Ignore`], so one tenant's throttling never
+//!    shrinks the ceiling everyone shares. The key's latency is measured from when both permits
+//!    are held, so time spent waiting for the ceiling never reads as a slow dependency.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -169,8 +171,13 @@ impl<K: GateRef + Unpin, G: GateRef + Unpin> Future for AcquireScoped<K, G> {
             Poll::Ready(admitted) => {
                 this.waiting_global = None;
                 // On a full global queue the key permit is dropped here: released.
-                let key = this.held.take().expect("stage 2 holds the key permit");
-                Poll::Ready(admitted.map(|global| ScopedPermit { key, global }))
+                let mut key = this.held.take().expect("stage 2 holds the key permit");
+                Poll::Ready(admitted.map(|global| {
+                    // The call starts now: the wait for the global gate is not the key's
+                    // latency (a congested ceiling must not read as a slow dependency).
+                    key.start_now();
+                    ScopedPermit { key, global }
+                }))
             }
         }
     }
@@ -217,4 +224,31 @@ where
     let key = Permit::try_new(key)?;
     let global = Permit::try_new(global)?;
     Ok(ScopedPermit { key, global })
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use super::*;
+    use crate::{Fixed, Gate, ManualClock, NoopRawMutex};
+
+    #[test]
+    fn the_wait_for_the_global_gate_is_not_the_keys_latency() {
+        let clock = ManualClock::new();
+        let global: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+        let key: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(4).unwrap(), &clock);
+        let held = global.try_acquire().unwrap();
+        let mut cx = Context::from_waker(core::task::Waker::noop());
+        let mut waiting = core::pin::pin!(acquire_scoped(&key, &global));
+        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+        assert_eq!(key.in_flight(), 1, "the key admitted it at 0 ms");
+        clock.advance(Duration::from_millis(500));
+        held.success();
+        let Poll::Ready(Ok(permit)) = waiting.poll(&mut cx) else {
+            panic!("admitted once the ceiling had room")
+        };
+        assert_eq!(permit.key().admission().at.as_micros(), 500_000);
+        permit.success();
+    }
 }

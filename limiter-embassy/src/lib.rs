@@ -8,8 +8,10 @@
 //!   user runs in one executor.
 //! - Waiting is the core gate's FIFO queue of `Q` entries; [`Limiter::acquire_with_timeout`]
 //!   bounds it with `embassy_time::with_timeout`.
-//! - A `Retry-After` from the dependency ([`Verdict::retry_after`](limiter_core::Verdict)) holds
-//!   the limit's growth *and* holds new admissions back until it has passed (`Timer::at`).
+//! - A `Retry-After` from the dependency ([`Verdict::retry_after`](limiter_core::Verdict)) seen
+//!   by [`Limiter::run`], or given to [`Limiter::hold_admissions_for`], holds the limit's growth
+//!   *and* holds new admissions back until it has passed (`Timer::at`). Recorded on a permit
+//!   directly (`Permit::record_verdict`), it holds growth only.
 //!
 //! The library selects no time driver and no tick rate; the firmware does. A limiter lives in a
 //! `static` through `static_cell::StaticCell` (or any other way of getting a `&'static`):
@@ -66,6 +68,10 @@ impl Clock for EmbassyClock {
     }
 }
 
+/// The most microseconds converted to embassy-time ticks: the conversion multiplies by the tick
+/// rate, so larger values (a `Duration::MAX` hold) would overflow.
+const MAX_MICROS: u64 = u64::MAX / embassy_time::TICK_HZ;
+
 /// The core gate a [`Limiter`] wraps.
 pub type EmbassyGate<C, R, const Q: usize> = Gate<EmbassyRawMutex<R>, C, EmbassyClock, Q>;
 
@@ -114,7 +120,7 @@ impl<R: EmbassyRaw> Quota<R> {
                 cell.set(gcra);
                 taken
             })
-            .map_err(|at| embassy_time::Instant::from_micros(at.as_micros()))
+            .map_err(|at| embassy_time::Instant::from_micros(at.as_micros().min(MAX_MICROS)))
     }
 
     /// Waits until the quota allows one call (`Timer::at`), and takes it.
@@ -205,14 +211,17 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         Ok(output)
     }
 
-    /// Waits for `quota`, then for admission: the request starts no earlier than the later of
-    /// the two.
+    /// Waits for admission, then for `quota`: the call starts no earlier than the later of the
+    /// two, calls leave at the quota's spacing, and the latency measurement starts once both
+    /// have passed.
     pub async fn acquire_with_quota<QR: EmbassyRaw>(
         &self,
         quota: &Quota<QR>,
     ) -> Result<Permit<'_, C, R, Q>, QueueFull> {
+        let mut permit = self.acquire().await?;
         quota.ready().await;
-        self.acquire().await
+        permit.start_now();
+        Ok(permit)
     }
 
     /// Hierarchical admission: waits for a permit of this limiter (the key's), then for one of
@@ -232,7 +241,8 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
     /// Holds new admissions back (and the limit's growth) for `delay`: the dependency's
     /// `Retry-After`. A later, shorter hold never shortens one in force.
     pub fn hold_admissions_for(&self, delay: core::time::Duration) {
-        let micros = limiter_core::clock::duration_to_micros(delay);
+        // Saturated before the conversion to ticks, which multiplies by the tick rate.
+        let micros = limiter_core::clock::duration_to_micros(delay).min(MAX_MICROS);
         let until = embassy_time::Instant::now().saturating_add(Duration::from_micros(micros));
         self.not_before
             .lock(|held| held.set(held.get().max(until.as_ticks())));

@@ -205,7 +205,11 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         &self,
         timeout: Duration,
     ) -> Result<Permit<'_, C, Q>, AcquireError> {
-        self.acquire_until(Instant::now() + timeout).await
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => self.acquire_until(deadline).await,
+            // Too far to represent (`Duration::MAX`): no deadline at all.
+            None => Ok(self.acquire().await?),
+        }
     }
 
     /// Waits for admission until `deadline` (an `async-io` timer).
@@ -239,11 +243,14 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         Limiter { gate }
     }
 
-    /// Waits for `quota`, then for admission: the request starts no earlier than the later of
-    /// the two.
+    /// Waits for admission, then for `quota`: the call starts no earlier than the later of the
+    /// two, calls leave at the quota's spacing, and the latency measurement starts once both
+    /// have passed.
     pub async fn acquire_with_quota(&self, quota: &Quota) -> Result<Permit<'_, C, Q>, QueueFull> {
+        let mut permit = self.acquire().await?;
         quota.ready().await;
-        self.acquire().await
+        permit.start_now();
+        Ok(permit)
     }
 
     /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one

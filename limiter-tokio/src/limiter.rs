@@ -207,9 +207,12 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         Ok(permit.run(call, &classify).await)
     }
 
-    /// Waits for `quota` (a provider's published rate), then for admission: the request starts
-    /// no earlier than the later of the two. The quota's call is taken before the concurrency
-    /// wait, so a request that then waits does not lose its turn at the provider's rate.
+    /// Waits for admission, then for `quota` (a provider's published rate): the call starts no
+    /// earlier than the later of the two, and calls leave at the quota's spacing (waiting for
+    /// the quota last means requests that were queued together cannot be released together in
+    /// a burst the provider would refuse). The latency measurement starts once both have
+    /// passed. Nothing of the quota is spent by a request turned away or cancelled while it
+    /// waits for admission.
     ///
     /// ```
     /// # use std::time::Duration;
@@ -230,8 +233,10 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         &self,
         quota: &crate::Quota,
     ) -> Result<Permit<'_, C, Q>, QueueFull> {
+        let mut permit = self.acquire().await?;
         quota.ready().await;
-        self.acquire().await
+        permit.start_now();
+        Ok(permit)
     }
 
     /// A limiter handle on an existing shared gate, such as one that

@@ -231,3 +231,40 @@ async fn batch_work_capped_by_a_sub_limiter_leaves_room_for_interactive_work() {
     }
     assert_eq!((shared.in_flight(), batch.in_flight()), (0, 0));
 }
+
+/// Calls leave at the quota's spacing even when requests queued together are admitted together:
+/// the quota is taken after admission, so a stall cannot bunch them into a burst.
+#[tokio::test(start_paused = true)]
+async fn a_quota_spaces_calls_even_after_a_stall() {
+    use limiter_core::Gcra;
+    use limiter_tokio::Quota;
+    let limiter = Limiter::new(Fixed::new(4).unwrap());
+    let quota = Quota::new(Gcra::new(10, Duration::from_secs(1), 1).unwrap());
+    let starts = Arc::new(Mutex::new(Vec::new()));
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let (limiter, quota, starts) = (limiter.clone(), quota.clone(), starts.clone());
+            tokio::spawn(async move {
+                let permit = limiter.acquire_with_quota(&quota).await.unwrap();
+                starts.lock().unwrap().push(tokio::time::Instant::now());
+                // The first four stall for a second: the others queue meanwhile.
+                if i < 4 {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                permit.success();
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let mut starts = starts.lock().unwrap().clone();
+    starts.sort();
+    for pair in starts.windows(2) {
+        assert!(
+            pair[1] - pair[0] >= Duration::from_millis(100),
+            "{:?}",
+            pair[1] - pair[0]
+        );
+    }
+}
