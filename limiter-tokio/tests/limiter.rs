@@ -268,3 +268,43 @@ async fn a_quota_spaces_calls_even_after_a_stall() {
         );
     }
 }
+
+/// Fair progress across tenants from the two-level acquisition: each tenant's own limit bounds
+/// how many of its requests can wait in the shared queue, so a tenant with a deep backlog delays
+/// another tenant's request by at most its own limit's worth of calls, not by its backlog.
+#[tokio::test(start_paused = true)]
+async fn a_large_tenant_cannot_starve_a_small_one() {
+    let shared = Limiter::new(Fixed::new(2).unwrap());
+    let (large, small) = (
+        Limiter::new(Fixed::new(2).unwrap()),
+        Limiter::new(Fixed::new(2).unwrap()),
+    );
+    let call = Duration::from_millis(100);
+    let backlog: Vec<_> = (0..60)
+        .map(|_| {
+            let (shared, large) = (shared.clone(), large.clone());
+            tokio::spawn(async move {
+                let permit = large.acquire_within(&shared).await.unwrap();
+                tokio::time::sleep(call).await;
+                permit.success();
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(
+        shared.snapshot().queued,
+        0,
+        "the large tenant's backlog waits on its own limiter"
+    );
+    let start = tokio::time::Instant::now();
+    let permit = small.acquire_within(&shared).await.unwrap();
+    assert!(
+        start.elapsed() <= call,
+        "waited {:?} behind a backlog of 58",
+        start.elapsed()
+    );
+    permit.success();
+    for t in backlog {
+        t.await.unwrap();
+    }
+}
