@@ -1,7 +1,7 @@
 //! Latency windows: a rolling median over the last `N` samples, and a windowed minimum.
 //!
-//! Samples are stored as `u32` microseconds (saturating at about 71 minutes), so a 32-sample
-//! [`MedianWindow`] costs 260 bytes.
+//! Samples are stored as `u32` microseconds (saturating at about 71 minutes), ordered through
+//! one-byte indices, so a 32-sample [`MedianWindow`] costs 164 bytes.
 
 /// Saturates a microsecond count into a stored sample.
 const fn to_sample(micros: u64) -> u32 {
@@ -14,10 +14,10 @@ const fn to_sample(micros: u64) -> u32 {
 
 /// The last `N` latency samples, with their median and any quantile in O(1).
 ///
-/// A ring buffer remembers arrival order, so the oldest sample is evicted first; a sorted copy of
-/// the same samples answers order statistics by indexing. An update is a binary search plus one
-/// shift of the sorted copy: O(N) in the worst case, with no allocation. `N` must be at least 1
-/// and at most 65535.
+/// A ring buffer remembers arrival order, so the oldest sample is evicted first; an array of
+/// one-byte ring indices, kept in the samples' ascending order, answers order statistics by
+/// indexing. An update is a binary search plus one shift of the index array: O(N) in the worst
+/// case, with no allocation. `N` must be at least 1 and at most 256.
 ///
 /// # Examples
 ///
@@ -38,8 +38,8 @@ const fn to_sample(micros: u64) -> u32 {
 pub struct MedianWindow<const N: usize> {
     /// Samples in arrival order; `ring[head]` is the oldest once the window is full.
     ring: [u32; N],
-    /// The same samples, ascending; only `sorted[..len]` is meaningful.
-    sorted: [u32; N],
+    /// Ring slots in ascending order of their samples; only `order[..len]` is meaningful.
+    order: [u8; N],
     head: u16,
     len: u16,
 }
@@ -51,14 +51,14 @@ impl<const N: usize> Default for MedianWindow<N> {
 }
 
 impl<const N: usize> MedianWindow<N> {
-    const CAPACITY_OK: () = assert!(N >= 1 && N <= u16::MAX as usize, "1 <= N <= 65535");
+    const CAPACITY_OK: () = assert!(N >= 1 && N <= 256, "1 <= N <= 256");
 
     /// An empty window.
     pub const fn new() -> Self {
         let () = Self::CAPACITY_OK;
         MedianWindow {
             ring: [0; N],
-            sorted: [0; N],
+            order: [0; N],
             head: 0,
             len: 0,
         }
@@ -85,34 +85,41 @@ impl<const N: usize> MedianWindow<N> {
         self.len = 0;
     }
 
+    /// The `rank`-th smallest sample held (0-based; `rank < len`).
+    fn at_rank(&self, rank: usize) -> u32 {
+        self.ring[usize::from(self.order[rank])]
+    }
+
+    /// Puts ring slot `slot` into `order[..len]` at its sample's place (after equal samples).
+    fn insert_in_order(&mut self, slot: usize, len: usize) {
+        let sample = self.ring[slot];
+        let ring = &self.ring;
+        let at = self.order[..len].partition_point(|&i| ring[usize::from(i)] <= sample);
+        self.order.copy_within(at..len, at + 1);
+        // `slot < N <= 256` (checked at compile time), so it fits a byte.
+        self.order[at] = slot as u8;
+    }
+
     /// Adds a sample in microseconds (saturating at `u32::MAX`), evicting the oldest if full.
     pub fn push(&mut self, micros: u64) {
         let sample = to_sample(micros);
         let len = self.len as usize;
         if len < N {
-            self.ring[(self.head as usize + len) % N] = sample;
-            let at = self.sorted[..len].partition_point(|&s| s <= sample);
-            self.sorted.copy_within(at..len, at + 1);
-            self.sorted[at] = sample;
+            let slot = (self.head as usize + len) % N;
+            self.ring[slot] = sample;
+            self.insert_in_order(slot, len);
             self.len += 1;
             return;
         }
-        let head = self.head as usize;
-        let evicted = self.ring[head];
-        self.ring[head] = sample;
-        self.head = ((head + 1) % N) as u16;
-        // Replace `evicted` by `sample` in the sorted copy with a single shift of the elements
-        // between the two positions.
-        let out = self.sorted.partition_point(|&s| s < evicted);
-        if sample >= evicted {
-            let to = self.sorted.partition_point(|&s| s <= sample) - 1;
-            self.sorted.copy_within(out + 1..=to, out);
-            self.sorted[to] = sample;
-        } else {
-            let to = self.sorted.partition_point(|&s| s <= sample);
-            self.sorted.copy_within(to..out, to + 1);
-            self.sorted[to] = sample;
+        // Full: the oldest slot leaves the order, takes the new sample, and comes back in at its
+        // new place.
+        let slot = self.head as usize;
+        if let Some(out) = self.order.iter().position(|&i| usize::from(i) == slot) {
+            self.order.copy_within(out + 1..N, out);
         }
+        self.ring[slot] = sample;
+        self.insert_in_order(slot, N - 1);
+        self.head = ((slot + 1) % N) as u16;
     }
 
     /// The median: the middle sample, or the mean of the two middle samples (rounded down).
@@ -121,11 +128,11 @@ impl<const N: usize> MedianWindow<N> {
         if len == 0 {
             return None;
         }
-        let hi = self.sorted[len / 2];
+        let hi = self.at_rank(len / 2);
         if len % 2 == 1 {
             Some(hi)
         } else {
-            let lo = self.sorted[len / 2 - 1];
+            let lo = self.at_rank(len / 2 - 1);
             Some(lo + (hi - lo) / 2)
         }
     }
@@ -149,22 +156,24 @@ impl<const N: usize> MedianWindow<N> {
         }
         let p = usize::from(permille.min(1_000));
         let rank = (p * len).div_ceil(1_000).max(1);
-        Some(self.sorted[rank - 1])
+        Some(self.at_rank(rank - 1))
     }
 
     /// The smallest sample held.
     pub fn min(&self) -> Option<u32> {
-        self.sorted[..self.len as usize].first().copied()
+        (self.len > 0).then(|| self.at_rank(0))
     }
 
     /// The largest sample held.
     pub fn max(&self) -> Option<u32> {
-        self.sorted[..self.len as usize].last().copied()
+        (self.len > 0).then(|| self.at_rank(self.len as usize - 1))
     }
 
     /// The samples held, ascending.
-    pub fn sorted(&self) -> &[u32] {
-        &self.sorted[..self.len as usize]
+    pub fn sorted(&self) -> impl Iterator<Item = u32> + '_ {
+        self.order[..self.len as usize]
+            .iter()
+            .map(|&i| self.ring[usize::from(i)])
     }
 }
 
@@ -277,7 +286,7 @@ mod tests {
             }
             let mut sorted = reference.clone();
             sorted.sort_unstable();
-            assert_eq!(w.sorted(), &sorted[..]);
+            assert!(w.sorted().eq(sorted.iter().copied()));
             let n = sorted.len();
             let median = if n % 2 == 1 {
                 sorted[n / 2]
