@@ -194,6 +194,10 @@ impl Clock for ManualClock {
     }
 }
 
+/// How far ahead of a clock's epoch an instant is turned into a runtime's deadline at most: about
+/// a century, far beyond any deadline that matters and well inside every platform's instant.
+pub const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 /// `std::time::Instant`, counted in microseconds from the clock's creation (feature `std`).
 ///
 /// ```
@@ -219,9 +223,18 @@ impl StdClock {
         }
     }
 
-    /// The `std` instant of a core [`Instant`] of this clock.
+    /// The `std` instant of a core [`Instant`] of this clock, at most [`FAR_FUTURE`] ahead of
+    /// the clock's epoch (a deadline computed from a huge delay must not overflow `std`'s
+    /// instant).
+    ///
+    /// ```
+    /// # use limiter_core::{Instant, StdClock};
+    /// let clock = StdClock::new();
+    /// assert!(clock.to_std(Instant::MAX) > std::time::Instant::now()); // no overflow, no panic
+    /// ```
     pub fn to_std(&self, at: Instant) -> std::time::Instant {
-        self.origin + Duration::from_micros(at.as_micros())
+        let offset = Duration::from_micros(at.as_micros()).min(FAR_FUTURE);
+        self.origin.checked_add(offset).unwrap_or(self.origin)
     }
 }
 

@@ -31,9 +31,14 @@ impl TokioClock {
         }
     }
 
-    /// The tokio instant of a core [`Instant`] of this clock.
+    /// The tokio instant of a core [`Instant`] of this clock, at most
+    /// [`FAR_FUTURE`](limiter_core::clock::FAR_FUTURE) ahead of its epoch (so a huge delay
+    /// cannot overflow tokio's instant).
     pub fn to_tokio(&self, at: Instant) -> tokio::time::Instant {
-        self.origin + at.saturating_duration_since(Instant::ZERO)
+        let offset = at
+            .saturating_duration_since(Instant::ZERO)
+            .min(limiter_core::clock::FAR_FUTURE);
+        self.origin.checked_add(offset).unwrap_or(self.origin)
     }
 
     /// The core [`Instant`] of a tokio instant (the epoch, if `at` is earlier).

@@ -296,7 +296,8 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         self.gate.snapshot()
     }
 
-    /// Calls `hook` with a [`Snapshot`] every `period` (at least a millisecond) from a tokio
+    /// Calls `hook` with a [`Snapshot`] every `period` (at least a millisecond, at most
+    /// [`FAR_FUTURE`](limiter_core::clock::FAR_FUTURE)) from a tokio
     /// task, to export the limiter's state to metrics or logs. The task stops when the returned
     /// [`Reporter`] is dropped, or when every handle to the limiter is gone.
     ///
@@ -328,7 +329,7 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         C: Send + 'static,
     {
         let gate: Weak<SharedGate<C, Q>> = Arc::downgrade(&self.gate);
-        let period = period.max(Duration::from_millis(1));
+        let period = period.clamp(Duration::from_millis(1), limiter_core::clock::FAR_FUTURE);
         let task = tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

@@ -308,3 +308,21 @@ async fn a_large_tenant_cannot_starve_a_small_one() {
         t.await.unwrap();
     }
 }
+
+/// Huge delays are deadlines far away, never an overflow: a quota whose interval is
+/// `Duration::MAX`, a reporter with a `Duration::MAX` period, a clock asked for `Instant::MAX`.
+#[tokio::test(start_paused = true)]
+async fn huge_durations_do_not_overflow() {
+    use limiter_core::{Gcra, Instant};
+    use limiter_tokio::{Quota, TokioClock};
+    let clock = TokioClock::new();
+    assert!(clock.to_tokio(Instant::MAX) > tokio::time::Instant::now());
+    let quota = Quota::new(Gcra::new(1, Duration::MAX, 1).unwrap());
+    assert!(quota.try_take().is_ok());
+    let retry_at = quota.try_take().unwrap_err();
+    assert!(retry_at > tokio::time::Instant::now() + Duration::from_secs(1_000_000));
+    let limiter = Limiter::new(Fixed::new(1).unwrap());
+    let reporter = limiter.report_every(Duration::MAX, |_| {});
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    drop(reporter);
+}
