@@ -91,9 +91,11 @@ impl<C: Controller, const Q: usize> State<C, Q> {
         self.counters.admitted = self.counters.admitted.wrapping_add(1);
     }
 
-    fn admission(&self, at: Instant) -> Admission {
+    /// The admission of the request just taken, timestamped by the caller once the lock is
+    /// released (`at` is a placeholder until then).
+    fn admission(&self) -> Admission {
         Admission {
-            at,
+            at: Instant::ZERO,
             epoch: self.controller.epoch(),
             in_flight: self.in_flight,
         }
@@ -215,17 +217,21 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     }
 
     /// Takes one unit of capacity if a newcomer may be admitted now; counts a shed request if not.
+    ///
+    /// The clock is read only for an admitted request, after the lock: shedding at the limit,
+    /// the hot path under overload, reads none.
     fn try_admit(&self) -> Result<Admission, AtLimit> {
-        let now = self.clock.now();
-        M::lock(&self.state, |s| {
+        let mut admission = M::lock(&self.state, |s| {
             if s.admits_newcomer() {
                 s.take();
-                Ok(s.admission(now))
+                Ok(s.admission())
             } else {
                 s.counters.shed = s.counters.shed.wrapping_add(1);
                 Err(AtLimit)
             }
-        })
+        })?;
+        admission.at = self.clock.now();
+        Ok(admission)
     }
 
     /// Waits, in FIFO order, until the request can be admitted.
@@ -270,12 +276,16 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
 
     /// Polls for admission. `ticket` is the caller's place in the queue, `None` before the first
     /// poll and after admission. The building block of [`Acquire`].
+    ///
+    /// The clock is read once on the first poll (the arrival: the admission time if admitted at
+    /// once, the queueing time otherwise), once when a granted place is claimed, and not at all
+    /// by a poll that finds its waiter still waiting.
     pub(crate) fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Admission, QueueFull>> {
-        let now = self.clock.now();
+        let arrived = ticket.is_none().then(|| self.clock.now());
         let mut stale_waker = None;
         let poll = M::lock(&self.state, |s| {
             if let Some(t) = *ticket {
@@ -283,7 +293,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                     Some(EntryState::Granted) => {
                         s.waiters.remove(t);
                         *ticket = None;
-                        return Poll::Ready(Ok(s.admission(now)));
+                        return Poll::Ready(Ok(s.admission()));
                     }
                     Some(EntryState::Waiting(waker)) => {
                         if !waker.will_wake(cx.waker()) {
@@ -297,8 +307,10 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
             }
             if s.admits_newcomer() {
                 s.take();
-                return Poll::Ready(Ok(s.admission(now)));
+                return Poll::Ready(Ok(s.admission()));
             }
+            // A lost ticket (impossible while the invariants hold) reads the clock here.
+            let now = arrived.unwrap_or_else(|| self.clock.now());
             if let Some(t) = s.waiters.push(now, cx.waker().clone()) {
                 *ticket = Some(t);
                 Poll::Pending
@@ -308,7 +320,10 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
             }
         });
         drop(stale_waker);
-        poll
+        poll.map_ok(|mut admission| {
+            admission.at = arrived.unwrap_or_else(|| self.clock.now());
+            admission
+        })
     }
 
     /// Leaves the queue; a granted but unclaimed place is released and passed on.

@@ -496,3 +496,47 @@ fn an_owned_handle_works_across_threads() {
         (0, 4 * if cfg!(miri) { 20 } else { 2_000 })
     );
 }
+
+/// A clock that counts its reads.
+struct CountingClock(std::cell::Cell<u64>);
+
+impl limiter_core::Clock for CountingClock {
+    fn now(&self) -> limiter_core::Instant {
+        self.0.set(self.0.get() + 1);
+        limiter_core::Instant::from_micros(self.0.get())
+    }
+}
+
+/// The clock is read when something is admitted or queued, never to shed a request at the limit
+/// (the hot path under overload) nor for a poll that finds its waiter still waiting.
+#[test]
+fn shedding_and_waiting_read_no_clock() {
+    let clock = CountingClock(std::cell::Cell::new(0));
+    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    let held = gate.try_acquire().unwrap();
+    let reads = clock.0.get();
+    assert_eq!(reads, 1, "one read to admit");
+    for _ in 0..100 {
+        assert!(gate.try_acquire().is_err());
+    }
+    assert_eq!(clock.0.get(), reads, "shedding read the clock");
+    let mut waiting = Box::pin(gate.acquire());
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(waiting.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(clock.0.get(), reads + 1, "one read to queue");
+    for _ in 0..100 {
+        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+    }
+    assert_eq!(clock.0.get(), reads + 1, "re-polls read the clock");
+    drop(held); // a cancellation: no read either
+    let Poll::Ready(Ok(permit)) = waiting.as_mut().poll(&mut cx) else {
+        panic!("granted on release")
+    };
+    assert_eq!(
+        clock.0.get(),
+        reads + 2,
+        "one read to claim the granted place"
+    );
+    assert_eq!(permit.admission().at.as_micros(), reads + 2);
+    drop(permit);
+}
