@@ -71,8 +71,28 @@ pub fn all() -> Vec<Scenario> {
         retry_after(),
         oscillating(),
         fairness(),
-        noisy_tenant(),
-        noisy_tenant_ceiling(),
+        noisy_tenant(
+            "noisy-tenant",
+            "account A is throttled at 5 per tick, account B has 40; 100 callers each, 10 s",
+            None,
+            || {
+                Box::new(PerClient(vec![
+                    quota(vec![(0, 5)], false),
+                    quota(vec![(0, 40)], false),
+                ]))
+            },
+        ),
+        noisy_tenant(
+            "noisy-tenant-ceiling",
+            "noisy-tenant under a global ceiling of 40 (key permit, then global); B has 30 per tick",
+            Some(40),
+            || {
+                Box::new(PerClient(vec![
+                    quota(vec![(0, 5)], false),
+                    quota(vec![(0, 30)], false),
+                ]))
+            },
+        ),
         steady_noisy(),
         hang(),
         retry_storm("retry-storm", None),
@@ -315,10 +335,17 @@ fn fairness() -> Scenario {
     }
 }
 
-fn noisy_tenant() -> Scenario {
+/// Two accounts at one provider, each with its own limiter (and, with `global`, a ceiling over
+/// both): account A is throttled at 5 calls per tick; `upstream` sets both quotas.
+fn noisy_tenant(
+    name: &'static str,
+    about: &'static str,
+    global: Option<u32>,
+    upstream: fn() -> Box<dyn Upstream>,
+) -> Scenario {
     Scenario {
-        name: "noisy-tenant",
-        about: "account A is throttled at 5 per tick, account B has 40; 100 callers each, 10 s",
+        name,
+        about,
         clients: vec![
             Load::Closed {
                 workers: 100,
@@ -327,43 +354,8 @@ fn noisy_tenant() -> Scenario {
             2
         ],
         retry: None,
-        global: None,
-        upstream: || {
-            Box::new(PerClient(vec![
-                quota(vec![(0, 5)], false),
-                quota(vec![(0, 40)], false),
-            ]))
-        },
-        limiters: [
-            vec![
-                ("fixed 40 each", Limiter::Fixed(40)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
-    }
-}
-
-fn noisy_tenant_ceiling() -> Scenario {
-    Scenario {
-        name: "noisy-tenant-ceiling",
-        about: "noisy-tenant under a global ceiling of 40 (key permit, then global); B has 30 per tick",
-        clients: vec![
-            Load::Closed {
-                workers: 100,
-                until_us: 10 * S,
-            };
-            2
-        ],
-        retry: None,
-        global: Some(40),
-        upstream: || {
-            Box::new(PerClient(vec![
-                quota(vec![(0, 5)], false),
-                quota(vec![(0, 30)], false),
-            ]))
-        },
+        global,
+        upstream,
         limiters: [
             vec![
                 ("fixed 40 each", Limiter::Fixed(40)),
