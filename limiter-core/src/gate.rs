@@ -59,6 +59,33 @@ impl core::fmt::Display for QueueFull {
 
 impl core::error::Error for QueueFull {}
 
+/// Why a bounded wait for a permit (a timeout, a deadline) ended without one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AcquireError {
+    /// The waiting queue was full: the request was rejected at once, not queued.
+    QueueFull,
+    /// The deadline passed while the request waited; it has left the queue.
+    Timeout,
+}
+
+impl From<QueueFull> for AcquireError {
+    fn from(_: QueueFull) -> Self {
+        AcquireError::QueueFull
+    }
+}
+
+impl core::fmt::Display for AcquireError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            AcquireError::QueueFull => "concurrency limiter queue is full",
+            AcquireError::Timeout => "timed out waiting for a concurrency permit",
+        })
+    }
+}
+
+impl core::error::Error for AcquireError {}
+
 #[derive(Debug, Default, Clone, Copy)]
 struct Counters {
     admitted: u64,

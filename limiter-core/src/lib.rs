@@ -21,6 +21,8 @@ mod registry;
 pub mod retry_after;
 mod retry_budget;
 mod scoped;
+#[cfg(feature = "std")]
+mod shared;
 mod snapshot;
 mod waiters;
 pub mod window;
@@ -36,7 +38,7 @@ pub use controller::{
     LatencySignal, LimitValue, Q32, Sample, Vegas, VegasConfig,
 };
 pub use future::Acquire;
-pub use gate::{AtLimit, Gate, QueueFull};
+pub use gate::{AcquireError, AtLimit, Gate, QueueFull};
 #[cfg(feature = "critical-section")]
 pub use mutex::CriticalSectionRawMutex;
 #[cfg(loom)]
@@ -55,5 +57,7 @@ pub use registry::{Registry, RegistryFull};
 pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
 pub use retry_budget::RetryBudget;
 pub use scoped::{AcquireScoped, ScopedPermit, acquire_scoped, try_acquire_scoped};
+#[cfg(feature = "std")]
+pub use shared::{SharedLimiter, StdGate, StdGateRef};
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};

@@ -38,6 +38,7 @@ use core::marker::PhantomData;
 use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as EmbassyRaw};
 use embassy_time::{Duration, Timer};
+pub use limiter_core::AcquireError;
 use limiter_core::{
     AimdFixed, AtLimit, Classify, Clock, Controller, Gate, Instant, QueueFull, ScopedPermit,
     Snapshot,
@@ -78,22 +79,6 @@ pub type EmbassyGate<C, R, const Q: usize> = Gate<EmbassyRawMutex<R>, C, Embassy
 /// A permit of a [`Limiter`]: see [`limiter_core::Permit`].
 pub type Permit<'a, C = AimdFixed, R = CriticalSectionRawMutex, const Q: usize = 8> =
     limiter_core::Permit<&'a EmbassyGate<C, R, Q>>;
-
-/// Why [`Limiter::acquire_with_timeout`] returned without a permit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum AcquireError {
-    /// The waiting queue was full: rejected at once.
-    QueueFull,
-    /// The timeout passed first; the request left the queue.
-    Timeout,
-}
-
-impl From<QueueFull> for AcquireError {
-    fn from(_: QueueFull) -> Self {
-        AcquireError::QueueFull
-    }
-}
 
 /// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)) on embassy-time, behind the
 /// raw mutex `R`; keep it in a `static`. Compose it with a [`Limiter`] through

@@ -22,13 +22,14 @@
 //! });
 //! ```
 
-use std::future::Future;
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use limiter_core::{AcquireError, SharedLimiter};
 use limiter_core::{
-    AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
-    Snapshot, StdClock, StdRawMutex,
+    AcquireScoped, AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
+    StdClock, StdRawMutex,
 };
 
 pub use limiter_core;
@@ -51,35 +52,9 @@ pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
     ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
-/// The future of [`Limiter::acquire_owned`].
+/// The future of [`SharedLimiter::acquire_owned`].
 pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Acquire<Arc<SharedGate<C, Q>>>;
-
-/// Why a bounded wait for a permit ended without one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AcquireError {
-    /// The waiting queue was full: rejected at once, not queued.
-    QueueFull,
-    /// The deadline passed while waiting; the request left the queue.
-    Timeout,
-}
-
-impl From<QueueFull> for AcquireError {
-    fn from(_: QueueFull) -> Self {
-        AcquireError::QueueFull
-    }
-}
-
-impl std::fmt::Display for AcquireError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            AcquireError::QueueFull => "concurrency limiter queue is full",
-            AcquireError::Timeout => "timed out waiting for a concurrency permit",
-        })
-    }
-}
-
-impl std::error::Error for AcquireError {}
 
 /// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)), shared by tasks, on the
 /// `std` clock and `async-io` timers. Cheap to clone. Compose it with a [`Limiter`] through
@@ -134,15 +109,27 @@ impl Quota {
 
 /// An adaptive concurrency limiter for any executor: a cheap handle (one `Arc`) whose clones
 /// share one limit, in-flight count and FIFO queue of up to `Q` waiters.
+///
+/// Everything that needs no timer (`try_acquire`, `acquire`, `run`, `snapshot`…) comes from
+/// [`SharedLimiter`], which this derefs to; this type adds the `std` clock and `async-io`'s
+/// timers for timeouts and the quota's wait.
 pub struct Limiter<C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
-    gate: Arc<SharedGate<C, Q>>,
+    shared: SharedLimiter<C, StdClock, Q>,
 }
 
 impl<C, const Q: usize> Clone for Limiter<C, Q> {
     fn clone(&self) -> Self {
         Limiter {
-            gate: Arc::clone(&self.gate),
+            shared: self.shared.clone(),
         }
+    }
+}
+
+impl<C, const Q: usize> Deref for Limiter<C, Q> {
+    type Target = SharedLimiter<C, StdClock, Q>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.shared
     }
 }
 
@@ -170,44 +157,27 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     /// ```
     pub fn with_queue(controller: C) -> Self {
         Limiter {
-            gate: Arc::new(Gate::new(controller, StdClock::new())),
+            shared: SharedLimiter::new(controller, StdClock::new()),
         }
     }
 
-    /// The core gate, for anything this handle does not wrap.
-    pub fn gate(&self) -> &Arc<SharedGate<C, Q>> {
-        &self.gate
+    /// A limiter handle on an existing shared gate, such as one that
+    /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key (built with a [`StdClock`]).
+    pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
+        Limiter {
+            shared: SharedLimiter::from_gate(gate),
+        }
     }
 
-    /// Admits a request if in-flight is below the limit and nobody waits, else sheds it.
-    pub fn try_acquire(&self) -> Result<Permit<'_, C, Q>, AtLimit> {
-        self.gate.try_acquire()
-    }
-
-    /// [`Limiter::try_acquire`], with a permit that keeps a handle to the limiter.
-    pub fn try_acquire_owned(&self) -> Result<OwnedPermit<C, Q>, AtLimit> {
-        Gate::try_acquire_owned(Arc::clone(&self.gate))
-    }
-
-    /// Waits in FIFO order for admission; [`QueueFull`] at once if `Q` requests already wait.
-    /// Cancel safe: dropping the future leaves the queue and passes on a granted turn.
-    pub fn acquire(&self) -> limiter_core::Acquire<&SharedGate<C, Q>> {
-        self.gate.acquire()
-    }
-
-    /// [`Limiter::acquire`], with a permit that keeps a handle to the limiter.
-    pub fn acquire_owned(&self) -> OwnedAcquire<C, Q> {
-        Gate::acquire_owned(Arc::clone(&self.gate))
-    }
-
-    /// Waits at most `timeout` for admission (an `async-io` timer).
+    /// Waits at most `timeout` for admission (an `async-io` timer); `Duration::MAX` waits
+    /// without a deadline.
     pub async fn acquire_timeout(
         &self,
         timeout: Duration,
     ) -> Result<Permit<'_, C, Q>, AcquireError> {
         match Instant::now().checked_add(timeout) {
             Some(deadline) => self.acquire_until(deadline).await,
-            // Too far to represent (`Duration::MAX`): no deadline at all.
+            // Too far to represent: no deadline at all.
             None => Ok(self.acquire().await?),
         }
     }
@@ -224,72 +194,20 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         futures_lite::future::or(admitted, expired).await
     }
 
-    /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
-    /// of its output (a `Retry-After` in the verdict holds the limit's growth). Returns the
-    /// call's output, or [`QueueFull`] without running it. A panicking or dropped call releases
-    /// its permit as cancelled.
-    pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
-    where
-        F: Future,
-        K: Classify<F::Output>,
-    {
-        let permit = self.acquire().await?;
-        Ok(permit.run(call, &classify).await)
-    }
-
-    /// A limiter handle on an existing shared gate, such as one that
-    /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key (built with a [`StdClock`]).
-    pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
-        Limiter { gate }
-    }
-
     /// Waits for admission, then for `quota`: the call starts no earlier than the later of the
     /// two, calls leave at the quota's spacing, and the latency measurement starts once both
-    /// have passed.
+    /// have passed (see [`SharedLimiter::acquire_then`]).
     pub async fn acquire_with_quota(&self, quota: &Quota) -> Result<Permit<'_, C, Q>, QueueFull> {
-        let mut permit = self.acquire().await?;
-        quota.ready().await;
-        permit.start_now();
-        Ok(permit)
+        self.acquire_then(quota.ready()).await
     }
 
-    /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
-    /// endpoint class), then for one of `global` (the ceiling over all keys). A request waiting
-    /// on a congested key holds no global permit; the order is fixed, so it cannot deadlock; the
-    /// outcome recorded on the [`ScopedPermit`] feeds this limiter only. See
-    /// [`limiter_core::acquire_scoped`].
+    /// Hierarchical admission: waits for a permit of this limiter (the key's), then for one of
+    /// `global` (the ceiling over all keys); see [`SharedLimiter::acquire_within`].
     pub fn acquire_within<G: Controller, const QG: usize>(
         &self,
         global: &Limiter<G, QG>,
-    ) -> impl Future<Output = Result<OwnedScopedPermit<C, Q, G, QG>, QueueFull>> + use<C, Q, G, QG>
-    {
-        limiter_core::acquire_scoped(Arc::clone(&self.gate), Arc::clone(&global.gate))
-    }
-
-    /// Holds the limit's growth for `delay` (the dependency's `Retry-After`).
-    pub fn hold_growth_for(&self, delay: Duration) {
-        self.gate.hold_growth_for(delay);
-    }
-
-    /// Runs `f` on the controller, then admits whoever a raised limit makes room for. `f` must
-    /// not use this limiter.
-    pub fn with_controller<R>(&self, f: impl FnOnce(&mut C) -> R) -> R {
-        self.gate.with_controller(f)
-    }
-
-    /// The current limit.
-    pub fn limit(&self) -> u32 {
-        self.gate.limit()
-    }
-
-    /// Requests in flight.
-    pub fn in_flight(&self) -> u32 {
-        self.gate.in_flight()
-    }
-
-    /// Limit, in-flight, queue, counters and baseline, in one consistent read.
-    pub fn snapshot(&self) -> Snapshot {
-        self.gate.snapshot()
+    ) -> AcquireScoped<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>> {
+        self.shared.acquire_within(&global.shared)
     }
 }
 

@@ -7,12 +7,12 @@
 //! classified outcome: slow calls and congestion signals (timeouts, 429/503/504) cut the limit,
 //! fast successes grow it, client errors and cancellations change nothing.
 //!
-//! - [`Limiter::try_acquire`], [`Limiter::acquire`], [`Limiter::acquire_timeout`],
+//! - [`try_acquire`](SharedLimiter::try_acquire), [`acquire`](SharedLimiter::acquire), [`Limiter::acquire_timeout`],
 //!   [`Limiter::acquire_until`]: permits, released on every path.
-//! - [`Limiter::run`]: a permit around a future, with a [`Classify`](limiter_core::Classify)
+//! - [`run`](SharedLimiter::run): a permit around a future, with a [`Classify`](limiter_core::Classify)
 //!   deciding what its output means ([`ErrorsAreOverload`](limiter_core::ErrorsAreOverload),
 //!   [`HttpClassifier`](limiter_core::HttpClassifier), or a closure).
-//! - [`Limiter::snapshot`] and [`Limiter::report_every`]: what an operator exports.
+//! - [`snapshot`](SharedLimiter::snapshot) and [`Limiter::report_every`]: what an operator exports.
 //! - With feature `tower`: [`LimitLayer`], a tower middleware.
 //!
 //! ```
@@ -35,18 +35,17 @@
 //! ```
 
 mod clock;
-mod error;
 mod limiter;
 mod quota;
 #[cfg(feature = "tower")]
 mod tower;
 
 pub use clock::TokioClock;
-pub use error::AcquireError;
 pub use limiter::{
     Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit,
     Reporter, SharedGate,
 };
+pub use limiter_core::{AcquireError, SharedLimiter};
 pub use quota::Quota;
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};

@@ -1,15 +1,15 @@
 //! [`Limiter`]: a shared handle to one core gate, on tokio's clock and timers.
 
-use std::future::Future;
+use std::ops::Deref;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use limiter_core::{
-    AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
-    Snapshot, StdRawMutex,
+    AcquireError, AcquireScoped, AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull,
+    ScopedPermit, SharedLimiter, Snapshot, StdRawMutex,
 };
 
-use crate::{AcquireError, TokioClock};
+use crate::TokioClock;
 
 /// The waiting-queue capacity of a [`Limiter`] unless chosen otherwise.
 pub const DEFAULT_QUEUE: usize = 1024;
@@ -25,7 +25,7 @@ pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Permit<Arc<SharedGate<C, Q>>>;
 
-/// The future of [`Limiter::acquire`].
+/// The future of [`SharedLimiter::acquire`].
 pub type Acquire<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Acquire<&'a SharedGate<C, Q>>;
 
@@ -33,7 +33,7 @@ pub type Acquire<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
     ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
-/// The future of [`Limiter::acquire_owned`].
+/// The future of [`SharedLimiter::acquire_owned`].
 pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Acquire<Arc<SharedGate<C, Q>>>;
 
@@ -66,15 +66,27 @@ pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 /// # Ok(())
 /// # }
 /// ```
+///
+/// Everything that needs no timer (`try_acquire`, `acquire`, `run`, `snapshot`…) comes from
+/// [`SharedLimiter`], which this derefs to; this type adds tokio's clock, timeouts, the quota's
+/// wait and the reporter.
 pub struct Limiter<C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
-    gate: Arc<SharedGate<C, Q>>,
+    shared: SharedLimiter<C, TokioClock, Q>,
 }
 
 impl<C, const Q: usize> Clone for Limiter<C, Q> {
     fn clone(&self) -> Self {
         Limiter {
-            gate: Arc::clone(&self.gate),
+            shared: self.shared.clone(),
         }
+    }
+}
+
+impl<C, const Q: usize> Deref for Limiter<C, Q> {
+    type Target = SharedLimiter<C, TokioClock, Q>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.shared
     }
 }
 
@@ -103,46 +115,8 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     /// ```
     pub fn with_queue(controller: C) -> Self {
         Limiter {
-            gate: Arc::new(Gate::new(controller, TokioClock::new())),
+            shared: SharedLimiter::new(controller, TokioClock::new()),
         }
-    }
-
-    /// The core gate, for anything this handle does not wrap.
-    pub fn gate(&self) -> &Arc<SharedGate<C, Q>> {
-        &self.gate
-    }
-
-    /// Admits a request if in-flight is below the limit and nobody waits, else sheds it at once.
-    ///
-    /// ```
-    /// # use limiter_core::Fixed;
-    /// # use limiter_tokio::Limiter;
-    /// let limiter = Limiter::new(Fixed::new(1).unwrap());
-    /// let permit = limiter.try_acquire().unwrap();
-    /// assert!(limiter.try_acquire().is_err());
-    /// drop(permit);
-    /// assert!(limiter.try_acquire().is_ok());
-    /// ```
-    pub fn try_acquire(&self) -> Result<Permit<'_, C, Q>, AtLimit> {
-        self.gate.try_acquire()
-    }
-
-    /// [`Limiter::try_acquire`], with a permit that keeps a handle to the limiter.
-    pub fn try_acquire_owned(&self) -> Result<OwnedPermit<C, Q>, AtLimit> {
-        Gate::try_acquire_owned(Arc::clone(&self.gate))
-    }
-
-    /// Waits in FIFO order for admission; [`QueueFull`] at once if `Q` requests already wait.
-    ///
-    /// Cancel safe: dropping the future leaves the queue, and capacity already handed to it
-    /// passes to the next waiter.
-    pub fn acquire(&self) -> Acquire<'_, C, Q> {
-        self.gate.acquire()
-    }
-
-    /// [`Limiter::acquire`], with a permit that keeps a handle to the limiter.
-    pub fn acquire_owned(&self) -> OwnedAcquire<C, Q> {
-        Gate::acquire_owned(Arc::clone(&self.gate))
     }
 
     /// Waits at most `timeout` for admission.
@@ -181,32 +155,6 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         }
     }
 
-    /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
-    /// of its output (including a `Retry-After`, which holds the limit's growth). Returns the
-    /// call's output, or [`QueueFull`] without running it.
-    ///
-    /// If `call` panics, or this future is dropped, the permit is released as cancelled.
-    ///
-    /// ```
-    /// # use limiter_core::{Fixed, HttpClassifier};
-    /// # use limiter_tokio::Limiter;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let limiter = Limiter::new(Fixed::new(4).unwrap());
-    /// let status = limiter.run(async { 503u16 }, HttpClassifier::new()).await.unwrap();
-    /// assert_eq!(status, 503);
-    /// assert_eq!(limiter.snapshot().admitted, 1);
-    /// # }
-    /// ```
-    pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
-    where
-        F: Future,
-        K: Classify<F::Output>,
-    {
-        let permit = self.acquire().await?;
-        Ok(permit.run(call, &classify).await)
-    }
-
     /// Waits for admission, then for `quota` (a provider's published rate): the call starts no
     /// earlier than the later of the two, and calls leave at the quota's spacing (waiting for
     /// the quota last means requests that were queued together cannot be released together in
@@ -233,10 +181,7 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         &self,
         quota: &crate::Quota,
     ) -> Result<Permit<'_, C, Q>, QueueFull> {
-        let mut permit = self.acquire().await?;
-        quota.ready().await;
-        permit.start_now();
-        Ok(permit)
+        self.acquire_then(quota.ready()).await
     }
 
     /// A limiter handle on an existing shared gate, such as one that
@@ -254,7 +199,9 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     /// assert!(limiter.try_acquire().is_ok());
     /// ```
     pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
-        Limiter { gate }
+        Limiter {
+            shared: SharedLimiter::from_gate(gate),
+        }
     }
 
     /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
@@ -265,35 +212,8 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     pub fn acquire_within<G: Controller, const QG: usize>(
         &self,
         global: &Limiter<G, QG>,
-    ) -> impl Future<Output = Result<OwnedScopedPermit<C, Q, G, QG>, QueueFull>> + use<C, Q, G, QG>
-    {
-        limiter_core::acquire_scoped(Arc::clone(&self.gate), Arc::clone(&global.gate))
-    }
-
-    /// Holds the limit's growth for `delay` (the dependency's `Retry-After`).
-    pub fn hold_growth_for(&self, delay: Duration) {
-        self.gate.hold_growth_for(delay);
-    }
-
-    /// Runs `f` on the controller (to read or reconfigure it), then admits whoever a raised limit
-    /// makes room for. `f` must not use this limiter.
-    pub fn with_controller<R>(&self, f: impl FnOnce(&mut C) -> R) -> R {
-        self.gate.with_controller(f)
-    }
-
-    /// The current limit.
-    pub fn limit(&self) -> u32 {
-        self.gate.limit()
-    }
-
-    /// Requests in flight.
-    pub fn in_flight(&self) -> u32 {
-        self.gate.in_flight()
-    }
-
-    /// Limit, in-flight, queue, counters and baseline, in one consistent read.
-    pub fn snapshot(&self) -> Snapshot {
-        self.gate.snapshot()
+    ) -> AcquireScoped<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>> {
+        self.shared.acquire_within(&global.shared)
     }
 
     /// Calls `hook` with a [`Snapshot`] every `period` (at least a millisecond, at most
@@ -328,7 +248,7 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         F: FnMut(Snapshot) + Send + 'static,
         C: Send + 'static,
     {
-        let gate: Weak<SharedGate<C, Q>> = Arc::downgrade(&self.gate);
+        let gate: Weak<SharedGate<C, Q>> = Arc::downgrade(self.gate());
         let period = period.clamp(Duration::from_millis(1), limiter_core::clock::FAR_FUTURE);
         let task = tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);

@@ -88,6 +88,91 @@ pub trait Adapter: 'static {
         F: Future + Send;
 }
 
+#[doc(hidden)]
+pub use limiter_core as __core;
+
+/// The limiter side of an [`Adapter`] impl, for a std adapter's `Limiter` type: one that derefs
+/// to `limiter_core::SharedLimiter` and has `new`, `acquire_timeout` and `acquire_within`
+/// (tokio's and smol's). Expands to the associated types and the limiter methods inside
+/// `impl Adapter for …`; the runtime methods stay the adapter's own.
+#[macro_export]
+macro_rules! std_limiter_side {
+    ($limiter:ty, $handle:ty) => {
+        type Limiter = $limiter;
+        type Handle = $handle;
+
+        fn new(limit: u32) -> Self::Limiter {
+            <$limiter>::new($crate::__core::Fixed::new(limit).unwrap())
+        }
+
+        fn set_limit(limiter: &Self::Limiter, limit: u32) {
+            limiter.with_controller(|c| c.set_limit(limit)).unwrap();
+        }
+
+        fn snapshot(limiter: &Self::Limiter) -> $crate::__core::Snapshot {
+            limiter.snapshot()
+        }
+
+        fn try_acquire(limiter: &Self::Limiter) -> Option<$crate::__core::Permit<Self::Handle>> {
+            limiter.try_acquire_owned().ok()
+        }
+
+        fn acquire(
+            limiter: &Self::Limiter,
+        ) -> impl ::core::future::Future<
+            Output = Result<$crate::__core::Permit<Self::Handle>, $crate::__core::QueueFull>,
+        > + Send
+        + 'static {
+            limiter.acquire_owned()
+        }
+
+        fn acquire_timeout(
+            limiter: &Self::Limiter,
+            timeout: ::core::time::Duration,
+        ) -> impl ::core::future::Future<Output = bool> + Send + 'static {
+            let limiter = limiter.clone();
+            async move {
+                match limiter.acquire_timeout(timeout).await {
+                    Ok(permit) => {
+                        permit.success();
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+        }
+
+        fn run<F>(
+            limiter: &Self::Limiter,
+            call: F,
+        ) -> impl ::core::future::Future<Output = Result<F::Output, $crate::__core::QueueFull>>
+        + Send
+        + 'static
+        where
+            F: ::core::future::Future + Send + 'static,
+            F::Output: Send,
+        {
+            let limiter = limiter.clone();
+            let success =
+                $crate::__core::classify_fn(|_: &F::Output| $crate::__core::Outcome::Success);
+            async move { limiter.run(call, success).await }
+        }
+
+        fn acquire_scoped(
+            key: &Self::Limiter,
+            global: &Self::Limiter,
+        ) -> impl ::core::future::Future<
+            Output = Result<
+                $crate::__core::ScopedPermit<Self::Handle, Self::Handle>,
+                $crate::__core::QueueFull,
+            >,
+        > + Send
+        + 'static {
+            key.acquire_within(global)
+        }
+    };
+}
+
 /// Expands to one `#[test]` per clause of the contract, for `$adapter`.
 #[macro_export]
 macro_rules! contract_tests {
