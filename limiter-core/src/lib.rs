@@ -58,6 +58,6 @@ pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
 pub use retry_budget::RetryBudget;
 pub use scoped::{AcquireScoped, ScopedPermit, acquire_scoped, try_acquire_scoped};
 #[cfg(feature = "std")]
-pub use shared::{SharedLimiter, StdGate, StdGateRef};
+pub use shared::{SharedLimiter, SharedQuota, StdGate, StdGateRef};
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};

@@ -76,27 +76,22 @@ pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 /// ```
 #[derive(Clone, Debug)]
 pub struct Quota {
-    gcra: Arc<std::sync::Mutex<limiter_core::Gcra>>,
-    clock: StdClock,
+    shared: limiter_core::SharedQuota<StdClock>,
 }
 
 impl Quota {
     /// Shares `gcra`.
     pub fn new(gcra: limiter_core::Gcra) -> Self {
         Quota {
-            gcra: Arc::new(std::sync::Mutex::new(gcra)),
-            clock: StdClock::new(),
+            shared: limiter_core::SharedQuota::new(gcra, StdClock::new()),
         }
     }
 
     /// Takes one call if the quota allows it now; otherwise the instant at which it would.
     pub fn try_take(&self) -> Result<(), Instant> {
-        let now = limiter_core::Clock::now(&self.clock);
-        let mut gcra = self
-            .gcra
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        gcra.check(now).map_err(|at| self.clock.to_std(at))
+        self.shared
+            .try_take()
+            .map_err(|at| self.shared.clock().to_std(at))
     }
 
     /// Waits until the quota allows one call, and takes it.

@@ -1,8 +1,6 @@
 //! [`Quota`]: a provider's published rate limit (GCRA), shared by tasks, on tokio's clock.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use limiter_core::{Clock, Gcra};
+use limiter_core::{Gcra, SharedQuota};
 
 use crate::TokioClock;
 
@@ -10,7 +8,8 @@ use crate::TokioClock;
 ///
 /// Compose it with a [`Limiter`](crate::Limiter) through
 /// [`Limiter::acquire_with_quota`](crate::Limiter::acquire_with_quota): a request waits for the
-/// quota, then for the concurrency limit, so it starts no earlier than the later of the two.
+/// concurrency limit, then for the quota, so it starts no earlier than the later of the two and
+/// calls leave at the quota's spacing.
 ///
 /// ```
 /// use std::time::Duration;
@@ -29,24 +28,22 @@ use crate::TokioClock;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Quota {
-    gcra: Arc<Mutex<Gcra>>,
-    clock: TokioClock,
+    shared: SharedQuota<TokioClock>,
 }
 
 impl Quota {
     /// Shares `gcra`.
     pub fn new(gcra: Gcra) -> Self {
         Quota {
-            gcra: Arc::new(Mutex::new(gcra)),
-            clock: TokioClock::new(),
+            shared: SharedQuota::new(gcra, TokioClock::new()),
         }
     }
 
     /// Takes one call if the quota allows it now; otherwise the tokio instant at which it would.
     pub fn try_take(&self) -> Result<(), tokio::time::Instant> {
-        let now = self.clock.now();
-        let mut gcra = self.gcra.lock().unwrap_or_else(PoisonError::into_inner);
-        gcra.check(now).map_err(|at| self.clock.to_tokio(at))
+        self.shared
+            .try_take()
+            .map_err(|at| self.shared.clock().to_tokio(at))
     }
 
     /// Waits until the quota allows one call, and takes it. Cancel safe: nothing is taken until
