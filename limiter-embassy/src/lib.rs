@@ -142,8 +142,12 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
     }
 
     /// The instant before which a `Retry-After` holds admissions back, if it is in the future.
+    /// The clock is read only while a hold has been set (`not_before` is not 0).
     fn held_until(&self) -> Option<embassy_time::Instant> {
         let until = self.not_before.lock(Cell::get);
+        if until == 0 {
+            return None;
+        }
         (until > embassy_time::Instant::now().as_ticks())
             .then(|| embassy_time::Instant::from_ticks(until))
     }
