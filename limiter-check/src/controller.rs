@@ -579,7 +579,7 @@ impl Model {
                     .saturating_sub(s.admission.at.as_micros());
                 let (verdict, threshold) = self.judge(latency);
                 if verdict < 2 || self.limit.whole() <= self.p.min {
-                    self.window.push(latency.min(u64::from(u32::MAX)));
+                    self.window.push(u64::from(crate::stored_latency(latency)));
                     if self.window.len() > 16 {
                         self.window.remove(0);
                     }

@@ -48,3 +48,12 @@ fn sequence<'a, T: Arbitrary<'a>>(mut u: Unstructured<'a>) -> Vec<T> {
     }
     ops
 }
+
+/// A latency in microseconds as a `MedianWindow` keeps it, from its documentation: saturated to
+/// 32 bits, then rounded down to its 12 most significant bits.
+fn stored_latency(micros: u64) -> u32 {
+    let saturated = u32::try_from(micros).unwrap_or(u32::MAX);
+    let width = u32::BITS - saturated.leading_zeros();
+    let dropped = width.saturating_sub(12);
+    (saturated >> dropped) << dropped
+}

@@ -21,8 +21,9 @@ enum Op {
 const N: usize = 7;
 const PERIOD: u64 = 1_000;
 
-/// Every operation on a 7-sample `MedianWindow` is mirrored in a `VecDeque`; after each one the
-/// median, min, max, sorted contents and any quantile must equal what sorting the deque gives.
+/// Every operation on a 7-sample `MedianWindow` is mirrored in a `VecDeque` (of each sample as
+/// the window keeps it, [`crate::stored_latency`]); after each one the median, min, max, sorted
+/// contents and any quantile must equal what sorting the deque gives.
 /// A `WindowedMin` is checked against the minimum of all samples of the current and previous
 /// period, kept as a list.
 pub fn window(data: &[u8]) {
@@ -96,7 +97,7 @@ pub fn window(data: &[u8]) {
 
 fn push(w: &mut MedianWindow<N>, reference: &mut VecDeque<u32>, v: u64) {
     w.push(v);
-    reference.push_back(u32::try_from(v).unwrap_or(u32::MAX));
+    reference.push_back(crate::stored_latency(v));
     if reference.len() > N {
         reference.pop_front();
     }

@@ -3,10 +3,20 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
-use super::level::{is_fraction, validate_bounds};
+use super::level::{FloorWatch, is_fraction, validate_bounds};
 use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
 use crate::clock::duration_to_micros;
+
+/// A duration in microseconds, saturating at `u32::MAX` (about 71 minutes).
+const fn micros_u32(duration: Duration) -> u32 {
+    let micros = duration_to_micros(duration);
+    if micros > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        micros as u32
+    }
+}
 use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
 
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
@@ -44,12 +54,12 @@ pub enum LatencySignal {
         min_samples: u16,
         /// How long a low median is remembered (between one and two of these periods); zero
         /// follows the current median alone.
-        memory_micros: u64,
+        memory_micros: u32,
     },
     /// Latency above a fixed number of microseconds cuts.
     Target {
         /// The latency target in microseconds.
-        micros: u64,
+        micros: u32,
     },
 }
 
@@ -65,6 +75,9 @@ enum Verdict {
 }
 
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
+///
+/// Durations are kept in 32-bit microseconds, so a longer one than about 71 minutes saturates
+/// there.
 ///
 /// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.8,
 /// grow by one per round of the limit, congestion at twice the baseline (the lowest rolling median
@@ -97,9 +110,9 @@ pub struct AimdConfig {
     deepest_cut: Ratio,
     step: Ratio,
     signal: LatencySignal,
-    cooldown_micros: u64,
+    cooldown_micros: u32,
     growth_utilisation: Ratio,
-    baseline_floor_micros: u64,
+    baseline_floor_micros: u32,
     growth_tolerance: Ratio,
 }
 
@@ -186,20 +199,20 @@ impl AimdConfig {
         self.signal(LatencySignal::Baseline {
             tolerance,
             min_samples,
-            memory_micros: duration_to_micros(memory),
+            memory_micros: micros_u32(memory),
         })
     }
 
     /// Congestion when latency exceeds a fixed `target`.
     pub const fn target(self, target: Duration) -> Self {
         self.signal(LatencySignal::Target {
-            micros: duration_to_micros(target),
+            micros: micros_u32(target),
         })
     }
 
     /// After a decrease, hold growth for `cooldown`.
     pub const fn cooldown(mut self, cooldown: Duration) -> Self {
-        self.cooldown_micros = duration_to_micros(cooldown);
+        self.cooldown_micros = micros_u32(cooldown);
         self
     }
 
@@ -216,7 +229,7 @@ impl AimdConfig {
     /// Set it to at least one tick of the clock; lower it for dependencies that answer in
     /// microseconds.
     pub const fn baseline_floor(mut self, floor: Duration) -> Self {
-        self.baseline_floor_micros = duration_to_micros(floor);
+        self.baseline_floor_micros = micros_u32(floor);
         self
     }
 
@@ -324,7 +337,7 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32> {
     hold_until: u64,
     increases: u64,
     decreases: u64,
-    at_floor_since: Option<Instant>,
+    at_floor: FloorWatch,
 }
 
 /// The latency window of [`AimdF32`] and [`AimdFixed`]: 32 samples.
@@ -345,7 +358,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
             limit: V::from_u32(config.initial),
             window: MedianWindow::new(),
             low_medians: WindowedMin::new(Duration::from_micros(match config.signal {
-                LatencySignal::Baseline { memory_micros, .. } => memory_micros,
+                LatencySignal::Baseline { memory_micros, .. } => u64::from(memory_micros),
                 _ => u64::MAX,
             })),
             epoch: Epoch(0),
@@ -353,7 +366,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
             hold_until: 0,
             increases: 0,
             decreases: 0,
-            at_floor_since: None,
+            at_floor: FloorWatch::new(),
         })
     }
 
@@ -390,9 +403,9 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
 
     fn judge(&self, latency: u64) -> Verdict {
         match self.config.signal {
-            LatencySignal::Target { micros } if latency > micros => {
-                Verdict::Congested { threshold: micros }
-            }
+            LatencySignal::Target { micros } if latency > u64::from(micros) => Verdict::Congested {
+                threshold: u64::from(micros),
+            },
             LatencySignal::Off | LatencySignal::Target { .. } => Verdict::Fast,
             LatencySignal::Baseline {
                 tolerance,
@@ -405,7 +418,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
                 let Some(baseline) = self.baseline_micros() else {
                     return Verdict::Fast;
                 };
-                let b = u64::from(baseline).max(self.config.baseline_floor_micros);
+                let b = u64::from(baseline.max(self.config.baseline_floor_micros));
                 let threshold = tolerance.mul_u64(b);
                 if latency > threshold {
                     Verdict::Congested { threshold }
@@ -460,7 +473,7 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         self.decreases = self.decreases.wrapping_add(1);
         self.hold_until = self
             .hold_until
-            .max(elapsed.saturating_add(self.config.cooldown_micros.min(MAX_TIME_STEP_MICROS)));
+            .max(elapsed.saturating_add(u64::from(self.config.cooldown_micros)));
         Change::Decreased
     }
 
@@ -528,11 +541,8 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
                 }
             }
         };
-        if self.limit.whole() <= self.config.min {
-            self.at_floor_since.get_or_insert(sample.completed_at);
-        } else {
-            self.at_floor_since = None;
-        }
+        self.at_floor
+            .observe(self.limit.whole() <= self.config.min, sample.completed_at);
         change
     }
 
@@ -550,7 +560,7 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
             baseline_micros: self.baseline_micros(),
             increases: self.increases,
             decreases: self.decreases,
-            at_floor_since: self.at_floor_since,
+            at_floor_since: self.at_floor.since(),
         }
     }
 }

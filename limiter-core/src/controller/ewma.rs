@@ -7,10 +7,10 @@
 //! mean was at or below the long-run mean; otherwise it holds. The long-run mean and variance are
 //! exponentially weighted moving averages of the interval means.
 
-use super::level::{is_fraction, validate_bounds};
+use super::level::{FloorWatch, is_fraction, validate_bounds};
 use super::timeline::Timeline;
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::{Instant, Outcome, Ratio};
+use crate::{Outcome, Ratio};
 
 /// Configuration of an [`EwmaDeviation`] controller.
 ///
@@ -145,7 +145,7 @@ pub struct EwmaDeviation {
     epoch: Epoch,
     increases: u64,
     decreases: u64,
-    at_floor_since: Option<Instant>,
+    at_floor: FloorWatch,
 }
 
 impl EwmaDeviation {
@@ -162,7 +162,7 @@ impl EwmaDeviation {
             epoch: Epoch(0),
             increases: 0,
             decreases: 0,
-            at_floor_since: None,
+            at_floor: FloorWatch::new(),
         })
     }
 
@@ -259,11 +259,8 @@ impl Controller for EwmaDeviation {
         } else {
             Change::Unchanged
         };
-        if self.limit <= self.config.min {
-            self.at_floor_since.get_or_insert(sample.completed_at);
-        } else {
-            self.at_floor_since = None;
-        }
+        self.at_floor
+            .observe(self.limit <= self.config.min, sample.completed_at);
         change
     }
 
@@ -275,7 +272,7 @@ impl Controller for EwmaDeviation {
             baseline_micros: self.mean.map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
             increases: self.increases,
             decreases: self.decreases,
-            at_floor_since: self.at_floor_since,
+            at_floor_since: self.at_floor.since(),
         }
     }
 }

@@ -25,6 +25,35 @@ pub(crate) fn is_fraction(r: Ratio) -> bool {
     r > Ratio::ZERO && r < Ratio::ONE
 }
 
+/// Since when a limit has sat at its floor, in 8 bytes: [`Instant::MAX`] stands for "not at
+/// the floor" (a sample completed at that instant, 584,000 years in, reads as not at the floor).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FloorWatch {
+    since: Instant,
+}
+
+impl FloorWatch {
+    pub(crate) const fn new() -> Self {
+        FloorWatch {
+            since: Instant::MAX,
+        }
+    }
+
+    /// Notes whether the limit is at its floor after a sample completed at `at`.
+    pub(crate) fn observe(&mut self, at_floor: bool, at: Instant) {
+        if !at_floor {
+            self.since = Instant::MAX;
+        } else if self.since == Instant::MAX {
+            self.since = at;
+        }
+    }
+
+    /// Since when the limit is at its floor, if it is.
+    pub(crate) fn since(self) -> Option<Instant> {
+        (self.since != Instant::MAX).then_some(self.since)
+    }
+}
+
 /// A [`Q32`] limit with its bounds and bookkeeping.
 #[derive(Clone, Debug)]
 pub(crate) struct Level {
@@ -34,7 +63,7 @@ pub(crate) struct Level {
     epoch: Epoch,
     increases: u64,
     decreases: u64,
-    at_floor_since: Option<Instant>,
+    at_floor: FloorWatch,
 }
 
 impl Level {
@@ -46,7 +75,7 @@ impl Level {
             epoch: Epoch(0),
             increases: 0,
             decreases: 0,
-            at_floor_since: None,
+            at_floor: FloorWatch::new(),
         }
     }
 
@@ -94,11 +123,7 @@ impl Level {
 
     /// Notes whether the limit sits at its floor after a sample completed at `at`.
     pub(crate) fn observe_floor(&mut self, at: Instant) {
-        if self.whole() <= self.min {
-            self.at_floor_since.get_or_insert(at);
-        } else {
-            self.at_floor_since = None;
-        }
+        self.at_floor.observe(self.whole() <= self.min, at);
     }
 
     pub(crate) fn stats(&self, baseline_micros: Option<u32>) -> ControllerStats {
@@ -109,7 +134,7 @@ impl Level {
             baseline_micros,
             increases: self.increases,
             decreases: self.decreases,
-            at_floor_since: self.at_floor_since,
+            at_floor_since: self.at_floor.since(),
         }
     }
 }
