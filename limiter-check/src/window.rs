@@ -22,7 +22,7 @@ const N: usize = 7;
 const PERIOD: u64 = 1_000;
 
 /// Every operation on a 7-sample `MedianWindow` is mirrored in a `VecDeque` (of each sample as
-/// the window keeps it, [`crate::stored_latency`]); after each one the median, min, max, sorted
+/// the window keeps it: saturated, then rounded to 12 significant bits); after each one the median, min, max, sorted
 /// contents and any quantile must equal what sorting the deque gives.
 /// A `WindowedMin` is checked against the minimum of all samples of the current and previous
 /// period, kept as a list.

@@ -86,7 +86,7 @@ impl core::fmt::Display for AcquireError {
 
 impl core::error::Error for AcquireError {}
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Counters {
     admitted: u64,
     shed: u64,
@@ -94,15 +94,40 @@ struct Counters {
     cancelled: u64,
 }
 
+impl Counters {
+    const ZERO: Counters = Counters {
+        admitted: 0,
+        shed: 0,
+        rejected: 0,
+        cancelled: 0,
+    };
+}
+
+/// What a [`Gate`] keeps under its mutex: the controller, the count in flight, the waiting queue
+/// and the counters. It is public only so that a gate can be built in `const` code, through
+/// [`Gate::from_state`], which a trait method such as [`RawMutex::new`] cannot do.
 #[derive(Debug)]
-pub(crate) struct State<C, const Q: usize> {
+pub struct GateState<C, const Q: usize> {
     controller: C,
     in_flight: u32,
     waiters: Waiters<Q>,
     counters: Counters,
 }
 
-impl<C: Controller, const Q: usize> State<C, Q> {
+impl<C, const Q: usize> GateState<C, Q> {
+    /// The state of a new gate whose limit `controller` decides: nothing in flight, nobody
+    /// waiting.
+    pub const fn new(controller: C) -> Self {
+        GateState {
+            controller,
+            in_flight: 0,
+            waiters: Waiters::new(),
+            counters: Counters::ZERO,
+        }
+    }
+}
+
+impl<C: Controller, const Q: usize> GateState<C, Q> {
     fn has_room(&self) -> bool {
         self.in_flight < self.controller.limit()
     }
@@ -112,7 +137,7 @@ impl<C: Controller, const Q: usize> State<C, Q> {
         self.waiters.waiting() == 0 && self.has_room()
     }
 
-    /// Takes one unit of capacity (the caller checked [`State::has_room`]).
+    /// Takes one unit of capacity (the caller checked [`GateState::has_room`]).
     fn take(&mut self) {
         self.in_flight += 1;
         self.counters.admitted = self.counters.admitted.wrapping_add(1);
@@ -173,22 +198,42 @@ impl<C: Controller, const Q: usize> State<C, Q> {
 /// assert_eq!(gate.snapshot().in_flight, 0);
 /// ```
 pub struct Gate<M: RawMutex, C, T, const Q: usize> {
-    state: M::Mutex<State<C, Q>>,
+    state: M::Mutex<GateState<C, Q>>,
     clock: T,
+}
+
+impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
+    /// A gate around a mutex already holding its state: [`Gate::new`] for `const` code, where
+    /// the mutex has to be built by its concrete type's `const` constructor.
+    ///
+    /// ```
+    /// use core::cell::RefCell;
+    /// use limiter_core::{Clock, Fixed, Gate, GateState, Instant, NoopRawMutex};
+    ///
+    /// struct Uptime; // a board's timer, say
+    /// impl Clock for Uptime {
+    ///     fn now(&self) -> Instant {
+    ///         Instant::ZERO
+    ///     }
+    /// }
+    ///
+    /// const FIXED: Fixed = match Fixed::new(4) {
+    ///     Ok(fixed) => fixed,
+    ///     Err(e) => panic!("{}", e.message()),
+    /// };
+    /// let gate: Gate<NoopRawMutex, Fixed, Uptime, 8> =
+    ///     const { Gate::from_state(RefCell::new(GateState::new(FIXED)), Uptime) };
+    /// assert_eq!(gate.snapshot().limit, 4);
+    /// ```
+    pub const fn from_state(state: M::Mutex<GateState<C, Q>>, clock: T) -> Self {
+        Gate { state, clock }
+    }
 }
 
 impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// A gate with `controller` deciding the limit and `clock` measuring latency.
     pub fn new(controller: C, clock: T) -> Self {
-        Gate {
-            state: M::new(State {
-                controller,
-                in_flight: 0,
-                waiters: Waiters::new(),
-                counters: Counters::default(),
-            }),
-            clock,
-        }
+        Gate::from_state(M::new(GateState::new(controller)), clock)
     }
 
     /// The clock.
@@ -198,7 +243,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
 
     /// Runs `f` under the lock, then grants waiters until invariant 2 holds, waking them outside
     /// the lock in batches.
-    fn locked<R>(&self, f: impl FnOnce(&mut State<C, Q>) -> R) -> R {
+    fn locked<R>(&self, f: impl FnOnce(&mut GateState<C, Q>) -> R) -> R {
         let (result, nobody_waits) = M::lock(&self.state, |s| {
             let r = f(s);
             (r, s.waiters.waiting() == 0)

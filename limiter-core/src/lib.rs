@@ -38,7 +38,7 @@ pub use controller::{
     LatencySignal, LimitValue, Q32, Sample, Vegas, VegasConfig,
 };
 pub use future::Acquire;
-pub use gate::{AcquireError, AtLimit, Gate, QueueFull};
+pub use gate::{AcquireError, AtLimit, Gate, GateState, QueueFull};
 #[cfg(feature = "critical-section")]
 pub use mutex::CriticalSectionRawMutex;
 #[cfg(loom)]

@@ -13,22 +13,24 @@
 //!   *and* holds new admissions back until it has passed (`Timer::at`). Recorded on a permit
 //!   directly (`Permit::record_verdict`), it holds growth only.
 //!
-//! The library selects no time driver and no tick rate; the firmware does. A limiter lives in a
-//! `static` through `static_cell::StaticCell` (or any other way of getting a `&'static`):
+//! The library selects no time driver and no tick rate; the firmware does. A limiter is built in
+//! `const` code, so it is a plain `static`, checked at compile time and set up before `main`
+//! with no code at all (a configuration the controller refuses stops the build):
 //!
 //! ```
 //! use limiter_core::{AimdConfig, AimdFixed};
 //! use limiter_embassy::Limiter;
-//! use static_cell::StaticCell;
 //!
-//! static LIMITER: StaticCell<Limiter> = StaticCell::new();
+//! static LIMITER: Limiter =
+//!     Limiter::new(AimdFixed::new_const(AimdConfig::DEFAULT.bounds(1, 16)));
 //!
-//! let limiter: &'static Limiter =
-//!     LIMITER.init(Limiter::new(AimdFixed::new(AimdConfig::default()).unwrap()));
-//! let permit = limiter.try_acquire().unwrap();
+//! let permit = LIMITER.try_acquire().unwrap();
 //! permit.success();
-//! assert_eq!(limiter.snapshot().admitted, 1);
+//! assert_eq!(LIMITER.snapshot().admitted, 1);
 //! ```
+//!
+//! A controller built at run time (from a stored configuration, say) goes in a
+//! `static_cell::StaticCell` instead, or anywhere else that gives a `&'static`.
 #![no_std]
 
 use core::cell::{Cell, RefCell};
@@ -40,8 +42,8 @@ use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as Emb
 use embassy_time::{Duration, Timer};
 pub use limiter_core::AcquireError;
 use limiter_core::{
-    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, Instant, QueueFull, ScopedPermit,
-    Snapshot,
+    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, GateState, Instant, QueueFull,
+    ScopedPermit, Snapshot,
 };
 
 /// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
@@ -128,10 +130,13 @@ pub struct Limiter<C = AimdFixed, R: EmbassyRaw = CriticalSectionRawMutex, const
 }
 
 impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
-    /// A limiter whose limit `controller` decides.
-    pub fn new(controller: C) -> Self {
+    /// A limiter whose limit `controller` decides; `const`, for a `static`.
+    pub const fn new(controller: C) -> Self {
         Limiter {
-            gate: Gate::new(controller, EmbassyClock),
+            gate: Gate::from_state(
+                BlockingMutex::new(RefCell::new(GateState::new(controller))),
+                EmbassyClock,
+            ),
             not_before: BlockingMutex::new(Cell::new(0)),
         }
     }

@@ -1,7 +1,7 @@
 //! The workspace contract suite on the embassy adapter, on the host: embassy-time's std driver
 //! for timers and timeouts, a `futures` thread pool for tasks, a critical section from
 //! `critical-section`'s std implementation. Limiters are leaked to get the `&'static` that
-//! firmware gets from a `StaticCell`.
+//! firmware gets from a `static`.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;

@@ -118,27 +118,31 @@ pub struct AimdConfig {
 
 impl Default for AimdConfig {
     fn default() -> Self {
-        AimdConfig {
-            initial: 4,
-            min: 1,
-            max: 64,
-            backoff: Ratio::from_bits(52_429),     // 0.8
-            deepest_cut: Ratio::from_bits(32_768), // 0.5
-            step: Ratio::ONE,
-            signal: LatencySignal::Baseline {
-                tolerance: Ratio::from_int(2),
-                min_samples: 10,
-                memory_micros: 10_000_000,
-            },
-            cooldown_micros: 0,
-            growth_utilisation: Ratio::from_bits(58_982), // 0.9
-            baseline_floor_micros: 1_000,
-            growth_tolerance: Ratio::from_bits(98_304), // 1.5
-        }
+        AimdConfig::DEFAULT
     }
 }
 
 impl AimdConfig {
+    /// The defaults (see the type's documentation), for `const` code; the same as
+    /// [`AimdConfig::default`].
+    pub const DEFAULT: AimdConfig = AimdConfig {
+        initial: 4,
+        min: 1,
+        max: 64,
+        backoff: Ratio::from_bits(52_429),     // 0.8
+        deepest_cut: Ratio::from_bits(32_768), // 0.5
+        step: Ratio::ONE,
+        signal: LatencySignal::Baseline {
+            tolerance: Ratio::from_int(2),
+            min_samples: 10,
+            memory_micros: 10_000_000,
+        },
+        cooldown_micros: 0,
+        growth_utilisation: Ratio::from_bits(58_982), // 0.9
+        baseline_floor_micros: 1_000,
+        growth_tolerance: Ratio::from_bits(98_304), // 1.5
+    };
+
     /// The starting limit.
     pub const fn initial(mut self, initial: u32) -> Self {
         self.initial = initial;
@@ -248,15 +252,17 @@ impl AimdConfig {
     }
 
     /// Checks the configuration for a window of `window` samples.
-    pub fn validate(&self, window: usize) -> Result<(), ConfigError> {
-        validate_bounds(self.initial, self.min, self.max)?;
+    pub const fn validate(&self, window: usize) -> Result<(), ConfigError> {
+        if let Err(e) = validate_bounds(self.initial, self.min, self.max) {
+            return Err(e);
+        }
         if !is_fraction(self.backoff) || !is_fraction(self.deepest_cut) {
             return Err(ConfigError::BackoffOutOfRange);
         }
-        if self.step == Ratio::ZERO || self.step > MAX_STEP {
+        if self.step.to_bits() == 0 || self.step.to_bits() > MAX_STEP.to_bits() {
             return Err(ConfigError::StepOutOfRange);
         }
-        if self.growth_utilisation > Ratio::ONE {
+        if self.growth_utilisation.to_bits() > Ratio::ONE.to_bits() {
             return Err(ConfigError::UtilisationOutOfRange);
         }
         match self.signal {
@@ -265,13 +271,14 @@ impl AimdConfig {
                 min_samples,
                 ..
             } => {
-                if tolerance <= Ratio::ONE {
+                if tolerance.to_bits() <= Ratio::ONE.to_bits() {
                     return Err(ConfigError::ToleranceOutOfRange);
                 }
-                if self.growth_tolerance < Ratio::ONE || self.growth_tolerance > tolerance {
+                let growth = self.growth_tolerance.to_bits();
+                if growth < Ratio::ONE.to_bits() || growth > tolerance.to_bits() {
                     return Err(ConfigError::GrowthToleranceOutOfRange);
                 }
-                if min_samples == 0 || usize::from(min_samples) > window {
+                if min_samples == 0 || min_samples as usize > window {
                     return Err(ConfigError::MinSamplesOutOfRange);
                 }
             }
@@ -349,25 +356,77 @@ pub type AimdF32 = Aimd<F32, DEFAULT_WINDOW>;
 /// 32-sample window. Other windows: `Aimd<Q32, N>`.
 pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 
+/// Panics with what is wrong with `config`, if anything: at compile time in a `const` context.
+const fn assert_valid(config: &AimdConfig, window: usize) {
+    if let Err(e) = config.validate(window) {
+        panic!("{}", e.message());
+    }
+}
+
+impl<const N: usize> Aimd<Q32, N> {
+    /// [`Aimd::new`] for `const` code, such as a `static` limiter on a microcontroller: it
+    /// panics on an invalid configuration instead of returning the error, which in a `static`
+    /// or `const` initializer stops the build.
+    ///
+    /// ```
+    /// use limiter_core::{AimdConfig, AimdFixed, Controller};
+    ///
+    /// const AIMD: AimdFixed = AimdFixed::new_const(AimdConfig::DEFAULT.bounds(2, 16));
+    /// assert_eq!(AIMD.limit(), 4);
+    /// assert_eq!(AIMD.config(), &AimdConfig::DEFAULT.bounds(2, 16));
+    /// ```
+    ///
+    /// ```compile_fail
+    /// # use limiter_core::{AimdConfig, AimdFixed};
+    /// const AIMD: AimdFixed = AimdFixed::new_const(AimdConfig::DEFAULT.bounds(0, 16));
+    /// ```
+    pub const fn new_const(config: AimdConfig) -> Self {
+        assert_valid(&config, N);
+        Self::assemble(config, Q32::from_whole(config.initial))
+    }
+}
+
+impl<const N: usize> Aimd<F32, N> {
+    /// [`Aimd::new`] for `const` code: panics on an invalid configuration (a compile-time error
+    /// in a `static` or `const` initializer), like [`AimdFixed::new_const`].
+    ///
+    /// ```
+    /// use limiter_core::{AimdConfig, AimdF32, Controller};
+    ///
+    /// static AIMD: AimdF32 = AimdF32::new_const(AimdConfig::DEFAULT.initial(8));
+    /// assert_eq!(AIMD.limit(), 8);
+    /// ```
+    pub const fn new_const(config: AimdConfig) -> Self {
+        assert_valid(&config, N);
+        Self::assemble(config, F32::from_whole(config.initial))
+    }
+}
+
 impl<V: LimitValue, const N: usize> Aimd<V, N> {
     /// A controller with a validated configuration.
     pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
         config.validate(N)?;
-        Ok(Aimd {
+        Ok(Self::assemble(config, V::from_u32(config.initial)))
+    }
+
+    /// The controller at its starting `limit`, once `config` is known to be valid.
+    const fn assemble(config: AimdConfig, limit: V) -> Self {
+        let memory_micros = match config.signal {
+            LatencySignal::Baseline { memory_micros, .. } => memory_micros as u64,
+            _ => u64::MAX,
+        };
+        Aimd {
             config,
-            limit: V::from_u32(config.initial),
+            limit,
             window: MedianWindow::new(),
-            low_medians: WindowedMin::new(Duration::from_micros(match config.signal {
-                LatencySignal::Baseline { memory_micros, .. } => u64::from(memory_micros),
-                _ => u64::MAX,
-            })),
+            low_medians: WindowedMin::new(Duration::from_micros(memory_micros)),
             epoch: Epoch(0),
             timeline: Timeline::new(),
             hold_until: 0,
             increases: 0,
             decreases: 0,
             at_floor: FloorWatch::new(),
-        })
+        }
     }
 
     /// The configuration.

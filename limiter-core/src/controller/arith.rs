@@ -64,6 +64,14 @@ pub struct F32 {
 }
 
 impl F32 {
+    /// The whole number `n`, in `const` code.
+    pub const fn from_whole(n: u32) -> Self {
+        F32 {
+            sum: n as f32,
+            carry: 0.0,
+        }
+    }
+
     /// The limit as a plain `f32`.
     pub fn get(self) -> f32 {
         self.sum
@@ -72,10 +80,7 @@ impl F32 {
 
 impl LimitValue for F32 {
     fn from_u32(n: u32) -> Self {
-        F32 {
-            sum: n as f32,
-            carry: 0.0,
-        }
+        F32::from_whole(n)
     }
     fn whole(self) -> u32 {
         // `as` saturates and maps NaN to 0.
@@ -131,9 +136,16 @@ impl LimitValue for F32 {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Q32(pub u64);
 
+impl Q32 {
+    /// The whole number `n`, in `const` code.
+    pub const fn from_whole(n: u32) -> Self {
+        Q32((n as u64) << 32)
+    }
+}
+
 impl LimitValue for Q32 {
     fn from_u32(n: u32) -> Self {
-        Q32(u64::from(n) << 32)
+        Q32::from_whole(n)
     }
     fn whole(self) -> u32 {
         (self.0 >> 32) as u32

@@ -38,9 +38,17 @@ pub enum ConfigError {
     UtilisationOutOfRange,
 }
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl ConfigError {
+    /// What is wrong, in a sentence; usable in `const` code (a failed const construction
+    /// panics with it).
+    ///
+    /// ```
+    /// use limiter_core::ConfigError;
+    ///
+    /// assert_eq!(ConfigError::MinIsZero.message(), "the minimum limit must be at least 1");
+    /// ```
+    pub const fn message(self) -> &'static str {
+        match self {
             ConfigError::MinIsZero => "the minimum limit must be at least 1",
             ConfigError::MinAboveMax => "the minimum limit is above the maximum",
             ConfigError::MaxTooLarge => "the maximum limit is above 2^24",
@@ -57,7 +65,13 @@ impl fmt::Display for ConfigError {
             ConfigError::ThresholdsOutOfOrder => "alpha must be above zero and below beta",
             ConfigError::AlphaOutOfRange => "the EWMA weight must be strictly between 0 and 1",
             ConfigError::UtilisationOutOfRange => "the growth utilisation must be at most 1",
-        })
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
     }
 }
 

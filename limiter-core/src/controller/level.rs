@@ -21,8 +21,8 @@ pub(crate) const fn validate_bounds(initial: u32, min: u32, max: u32) -> Result<
 }
 
 /// Whether `r` is strictly between 0 and 1.
-pub(crate) fn is_fraction(r: Ratio) -> bool {
-    r > Ratio::ZERO && r < Ratio::ONE
+pub(crate) const fn is_fraction(r: Ratio) -> bool {
+    r.to_bits() > 0 && r.to_bits() < Ratio::ONE.to_bits()
 }
 
 /// Since when a limit has sat at its floor, in 8 bytes: [`Instant::MAX`] stands for "not at

@@ -27,7 +27,6 @@ mod limited {
     use limiter_core::AimdConfig;
     use limiter_core::{Outcome, classify_fn};
     use limiter_embassy::Limiter;
-    use static_cell::StaticCell;
 
     #[cfg(feature = "fixed")]
     type Aimd = limiter_core::AimdFixed;
@@ -37,14 +36,17 @@ mod limited {
     type Aimd = limiter_core::Fixed;
 
     pub type Shared = Limiter<Aimd, CriticalSectionRawMutex, 8>;
-    static LIMITER: StaticCell<Shared> = StaticCell::new();
+
+    #[cfg(feature = "gate-only")]
+    static LIMITER: Shared = Limiter::new(match Aimd::new(8) {
+        Ok(fixed) => fixed,
+        Err(e) => panic!("{}", e.message()),
+    });
+    #[cfg(not(feature = "gate-only"))]
+    static LIMITER: Shared = Limiter::new(Aimd::new_const(AimdConfig::DEFAULT));
 
     pub fn limiter() -> &'static Shared {
-        #[cfg(feature = "gate-only")]
-        let controller = Aimd::new(8).expect("valid");
-        #[cfg(not(feature = "gate-only"))]
-        let controller = Aimd::new(AimdConfig::default()).expect("valid");
-        LIMITER.init_with(|| Limiter::new(controller))
+        &LIMITER
     }
 
     pub async fn call(limiter: &'static Shared) {

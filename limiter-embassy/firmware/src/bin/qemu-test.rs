@@ -17,7 +17,6 @@ use embassy_time::{Duration, Instant, Timer};
 use limiter_core::{AimdConfig, HttpClassifier, Outcome, classify_fn};
 use limiter_embassy::Limiter;
 use limiter_firmware::{BOARD, executor, exit, time_driver};
-use static_cell::StaticCell;
 
 #[cfg(not(feature = "float"))]
 type Aimd = limiter_core::AimdFixed;
@@ -32,7 +31,10 @@ const BASE_MS: u64 = 5;
 const PHASES: [(u64, u32); 3] = [(0, 8), (2_000, 2), (5_000, 8)];
 const END_MS: u64 = 8_000;
 
-static LIMITER: StaticCell<Shared> = StaticCell::new();
+/// Built at compile time: an invalid configuration would stop the build.
+static LIMITER: Shared = Limiter::new(Aimd::new_const(
+    AimdConfig::DEFAULT.initial(4).bounds(1, 16),
+));
 /// Calls inside the upstream, and the most ever seen there.
 static UPSTREAM: Mutex<CriticalSectionRawMutex, Cell<(u32, u32)>> = Mutex::new(Cell::new((0, 0)));
 /// Admissions seen with more in flight than the limit, no cut having happened since.
@@ -213,9 +215,7 @@ fn main() -> ! {
         core::mem::size_of::<Shared>(),
         core::mem::size_of::<Aimd>()
     );
-    let config = AimdConfig::default().initial(4).bounds(1, 16);
-    let limiter: &'static Shared =
-        LIMITER.init_with(|| Limiter::new(Aimd::new(config).expect("valid")));
+    let limiter: &'static Shared = &LIMITER;
     executor::run(|spawner: Spawner| {
         for _ in 0..WORKERS {
             spawner.spawn(worker(limiter).expect("pool sized for the workers"));
