@@ -25,7 +25,11 @@ const fn soft_div(n: u64, d: u64) -> u64 {
         return 0;
     }
     if n <= u32::MAX as u64 {
-        return (n as u32 / d as u32) as u64;
+        // `0 < d <= n` here; `checked_div` only spares the firmware a division-by-zero panic path.
+        return match (n as u32).checked_div(d as u32) {
+            Some(q) => q as u64,
+            None => u64::MAX,
+        };
     }
     if d > 1 << 63 {
         return 1; // n >= d > 2^63: the quotient is 1

@@ -181,7 +181,8 @@ impl WakeList {
     }
 
     pub(crate) fn wake_all(&mut self) {
-        for waker in self.wakers[..self.len].iter_mut().filter_map(Option::take) {
+        let held = self.wakers.iter_mut().take(self.len);
+        for waker in held.filter_map(Option::take) {
             waker.wake();
         }
         self.len = 0;

@@ -49,8 +49,8 @@ const fn decode(code: u16) -> u32 {
 ///
 /// A ring buffer remembers arrival order, so the oldest sample is evicted first; an array of
 /// one-byte ring indices, kept in the samples' ascending order, answers order statistics by
-/// indexing. An update is a binary search plus one shift of the index array: O(N) in the worst
-/// case, with no allocation. `N` must be at least 1 and at most 256.
+/// indexing. An update moves one index past its neighbours to its new place: O(N) in the worst
+/// case, no allocation, and no panic path. `N` must be at least 1 and at most 256.
 ///
 /// Samples are stored in 16 bits: exact up to 4,095 µs, and above that rounded down to their
 /// 12 most significant bits, so what the window reports is at most 0.05 % below what was
@@ -124,17 +124,37 @@ impl<const N: usize> MedianWindow<N> {
 
     /// The `rank`-th smallest sample held (0-based; `rank < len`).
     fn at_rank(&self, rank: usize) -> u32 {
-        decode(self.ring[usize::from(self.order[rank])])
+        // Both indices are below `N` already; the modulo only lets the compiler see it, so no
+        // bounds check (and no panic path) is left in the firmware.
+        decode(self.ring[usize::from(self.order[rank % N]) % N])
     }
 
-    /// Puts ring slot `slot` into `order[..len]` at its sample's place (after equal samples).
-    fn insert_in_order(&mut self, slot: usize, len: usize) {
-        let sample = self.ring[slot];
+    /// Moves the ring index at `order[at]`, whose sample just changed, to its place among
+    /// `order[..len]` (which is otherwise sorted) by swapping it past its neighbours.
+    fn reorder(&mut self, at: usize, len: usize) {
         let ring = &self.ring;
-        let at = self.order[..len].partition_point(|&i| ring[usize::from(i)] <= sample);
-        self.order.copy_within(at..len, at + 1);
-        // `slot < N <= 256` (checked at compile time), so it fits a byte.
-        self.order[at] = slot as u8;
+        let key = |i: u8| ring[usize::from(i) % N];
+        let order = &mut self.order[..len.min(N)];
+        // Swaps the pair starting at `first` if it is out of order; false if it is not (or
+        // does not exist).
+        let mut swap_if_above = |first: usize| match order.get_mut(first..first + 2) {
+            Some([lower, upper]) if key(*lower) > key(*upper) => {
+                core::mem::swap(lower, upper);
+                true
+            }
+            _ => false,
+        };
+        let mut at = at;
+        if at > 0 && swap_if_above(at - 1) {
+            at -= 1;
+            while at > 0 && swap_if_above(at - 1) {
+                at -= 1;
+            }
+        } else {
+            while swap_if_above(at) {
+                at += 1;
+            }
+        }
     }
 
     /// Adds a sample in microseconds, evicting the oldest if full. It is kept exactly below
@@ -152,20 +172,21 @@ impl<const N: usize> MedianWindow<N> {
         let sample = encode(to_sample(micros));
         let len = self.len as usize;
         if len < N {
+            // A new slot, appended to the order and moved down to its place.
             let slot = (self.head as usize + len) % N;
             self.ring[slot] = sample;
-            self.insert_in_order(slot, len);
+            // `slot < N <= 256` (checked at compile time), so it fits a byte.
+            self.order[len] = slot as u8;
             self.len += 1;
+            self.reorder(len, len + 1);
             return;
         }
-        // Full: the oldest slot leaves the order, takes the new sample, and comes back in at its
-        // new place.
-        let slot = self.head as usize;
-        if let Some(out) = self.order.iter().position(|&i| usize::from(i) == slot) {
-            self.order.copy_within(out + 1..N, out);
-        }
+        // Full: the oldest slot takes the new sample and moves to its new place in the order.
+        let slot = self.head as usize % N;
         self.ring[slot] = sample;
-        self.insert_in_order(slot, N - 1);
+        if let Some(at) = self.order.iter().position(|&i| usize::from(i) == slot) {
+            self.reorder(at, N);
+        }
         self.head = ((slot + 1) % N) as u16;
     }
 
@@ -220,7 +241,7 @@ impl<const N: usize> MedianWindow<N> {
     pub fn sorted(&self) -> impl Iterator<Item = u32> + '_ {
         self.order[..self.len as usize]
             .iter()
-            .map(|&i| decode(self.ring[usize::from(i)]))
+            .map(|&i| decode(self.ring[usize::from(i) % N]))
     }
 }
 
