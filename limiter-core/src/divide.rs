@@ -36,7 +36,9 @@ const fn soft_div(n: u64, d: u64) -> u64 {
     }
     // r < d <= 2^63 at every step, so r << 1 cannot overflow.
     let (mut q, mut r) = (0u64, 0u64);
-    let mut bit = 64 - n.leading_zeros();
+    // From the top bit down (leading zeros only shift in zeros): no leading-zeros count, which
+    // a Cortex-M0 would call a routine for.
+    let mut bit = 64;
     while bit > 0 {
         bit -= 1;
         r = (r << 1) | ((n >> bit) & 1);

@@ -29,7 +29,12 @@ const fn encode(sample: u32) -> u16 {
     if sample < 1 << SIGNIFICANT_BITS {
         return sample as u16;
     }
-    let exponent = sample.ilog2(); // 12..=31
+    // The position of the leading one, 12 to 31; counted, not taken from a leading-zeros count,
+    // which a Cortex-M0 has no instruction for.
+    let mut exponent = SIGNIFICANT_BITS;
+    while exponent < 31 && sample >> (exponent + 1) != 0 {
+        exponent += 1;
+    }
     let mantissa = (sample >> (exponent - MANTISSA_BITS)) & MANTISSA_MASK;
     (((exponent - 10) << MANTISSA_BITS) | mantissa) as u16
 }

@@ -66,6 +66,9 @@ impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
 pub struct EmbassyClock;
 
 impl Clock for EmbassyClock {
+    // One copy for the several places the gate reads the clock: on a microcontroller the
+    // driver call and the tick conversion are worth sharing.
+    #[inline(never)]
     fn now(&self) -> Instant {
         Instant::from_micros(embassy_time::Instant::now().as_micros())
     }
