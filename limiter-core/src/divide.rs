@@ -34,17 +34,19 @@ const fn soft_div(n: u64, d: u64) -> u64 {
     if d > 1 << 63 {
         return 1; // n >= d > 2^63: the quotient is 1
     }
-    // r < d <= 2^63 at every step, so r << 1 cannot overflow.
-    let (mut q, mut r) = (0u64, 0u64);
-    // From the top bit down (leading zeros only shift in zeros): no leading-zeros count, which
-    // a Cortex-M0 would call a routine for.
-    let mut bit = 64;
-    while bit > 0 {
-        bit -= 1;
-        r = (r << 1) | ((n >> bit) & 1);
+    // Long division, one bit of `n` at a time from the top, by shifts of one place only (a
+    // shift by a variable amount is a routine call on a Cortex-M0). r < d <= 2^63 at every
+    // step, so r << 1 cannot overflow.
+    let (mut q, mut r, mut rest) = (0u64, 0u64, n);
+    let mut bits = 64;
+    while bits > 0 {
+        bits -= 1;
+        r = (r << 1) | (rest >> 63);
+        rest <<= 1;
+        q <<= 1;
         if r >= d {
             r -= d;
-            q |= 1 << bit;
+            q |= 1;
         }
     }
     q
