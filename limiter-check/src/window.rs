@@ -32,7 +32,7 @@ pub fn window(data: &[u8]) {
     let mut reference: VecDeque<u32> = VecDeque::new();
     let mut min = WindowedMin::new(core::time::Duration::from_micros(PERIOD));
     let mut min_samples: Vec<(u64, u32)> = Vec::new(); // (epoch, sample)
-    let (mut now, mut epoch_start) = (0u64, 0u64);
+    let (mut now, mut epoch_start, mut epoch) = (0u64, 0u64, 0u64);
     let ops: Vec<Op> = crate::sequence(u);
     for op in ops {
         match op {
@@ -63,10 +63,14 @@ pub fn window(data: &[u8]) {
             Op::Min { dt, sample } => {
                 // Backwards steps leave the epochs alone, like the real one.
                 now = now.saturating_add_signed(i64::from(dt));
-                if now >= epoch_start.saturating_add(PERIOD) {
-                    epoch_start += (now - epoch_start) / PERIOD * PERIOD;
+                // Epochs follow each other; after two idle periods a new one starts now.
+                if now >= epoch_start.saturating_add(2 * PERIOD) {
+                    epoch_start = now;
+                    epoch += 2;
+                } else if now >= epoch_start.saturating_add(PERIOD) {
+                    epoch_start += PERIOD;
+                    epoch += 1;
                 }
-                let epoch = epoch_start / PERIOD;
                 min.push(Instant::from_micros(now), u64::from(sample));
                 min_samples.push((epoch, sample));
                 let expected = min_samples

@@ -252,7 +252,8 @@ impl<const N: usize> MedianWindow<N> {
 
 /// The minimum latency seen over a sliding time period, refreshed so it cannot go stale.
 ///
-/// Time is cut into epochs of length `period`. The minimum reported is the smaller of the current
+/// Time is cut into epochs of length `period`, back to back (after two idle periods or more, a
+/// new epoch starts at the next observation). The minimum reported is the smaller of the current
 /// and the previous epoch's minima, so it always covers between one and two periods of history.
 /// A minimum seen once, long ago (a lucky cached response before a deploy made everything
 /// slower), therefore ages out after at most two periods instead of pinning the baseline forever,
@@ -303,17 +304,23 @@ impl WindowedMin {
 
     /// Moves the epochs forward to `now` without a sample (so an idle period also ages the
     /// minimum).
+    #[inline(never)] // two callers in a controller; one copy on a microcontroller
     pub fn rotate(&mut self, now: crate::Instant) {
         let elapsed = now.micros_since(self.epoch_start);
         if elapsed < self.period_micros {
             return;
         }
-        let epochs = crate::divide::div_u64(elapsed, self.period_micros);
-        self.previous = if epochs == 1 { self.current } else { None };
+        if elapsed - self.period_micros < self.period_micros {
+            // The next epoch: the current one becomes the previous.
+            self.previous = self.current;
+            self.epoch_start = self.epoch_start.saturating_add_micros(self.period_micros);
+        } else {
+            // Two periods or more without a sample: both epochs are over, and a new one starts
+            // now (no division needed to find where a grid of epochs would have put it).
+            self.previous = None;
+            self.epoch_start = now;
+        }
         self.current = None;
-        self.epoch_start = self
-            .epoch_start
-            .saturating_add_micros(epochs.saturating_mul(self.period_micros));
     }
 
     /// The minimum over the current and previous epochs.
