@@ -34,13 +34,33 @@ pub(crate) struct Entry {
     pub(crate) state: EntryState,
 }
 
+impl Entry {
+    /// What an unused slot holds: a slot's use is told by the queue's length, not by its
+    /// contents, so slots need no `Option` (which would cost a tag per slot).
+    const VACANT: Entry = Entry {
+        ticket: 0,
+        enqueued_at: Instant::ZERO,
+        state: EntryState::Granted,
+    };
+
+    /// Moves the entry out, leaving its slot with no waker (and otherwise as it was).
+    fn take(&mut self) -> Entry {
+        Entry {
+            ticket: self.ticket,
+            enqueued_at: self.enqueued_at,
+            state: core::mem::replace(&mut self.state, EntryState::Granted),
+        }
+    }
+}
+
 /// The queue. Invariants, whenever no method is running:
-/// - the logical slots `0..len` (physical `(head + i) % Q`) hold entries, all others are `None`;
+/// - the logical slots `0..len` (physical `(head + i) % Q`) hold entries; the others hold no
+///   waker, and what else they hold is never read;
 /// - tickets strictly increase from slot 0 to slot `len - 1`;
 /// - the first `len - waiting` entries are granted, the last `waiting` are waiting.
 #[derive(Debug)]
 pub(crate) struct Waiters<const Q: usize> {
-    entries: [Option<Entry>; Q],
+    entries: [Entry; Q],
     head: usize,
     len: usize,
     waiting: usize,
@@ -50,7 +70,7 @@ pub(crate) struct Waiters<const Q: usize> {
 impl<const Q: usize> Waiters<Q> {
     pub(crate) const fn new() -> Self {
         Waiters {
-            entries: [const { None }; Q],
+            entries: [const { Entry::VACANT }; Q],
             head: 0,
             len: 0,
             waiting: 0,
@@ -64,7 +84,7 @@ impl<const Q: usize> Waiters<Q> {
     }
 
     fn at(&self, i: usize) -> Option<&Entry> {
-        self.entries[self.slot(i)].as_ref()
+        (i < self.len).then(|| &self.entries[self.slot(i)])
     }
 
     /// Appends a waiting entry; `None` if the queue is full.
@@ -75,11 +95,11 @@ impl<const Q: usize> Waiters<Q> {
         let ticket = self.next_ticket;
         self.next_ticket = self.next_ticket.wrapping_add(1);
         let slot = self.slot(self.len);
-        self.entries[slot] = Some(Entry {
+        self.entries[slot] = Entry {
             ticket,
             enqueued_at: now,
             state: EntryState::Waiting(waker),
-        });
+        };
         self.len += 1;
         self.waiting += 1;
         Some(ticket)
@@ -103,13 +123,13 @@ impl<const Q: usize> Waiters<Q> {
     pub(crate) fn get_mut(&mut self, ticket: u64) -> Option<&mut Entry> {
         let at = self.position(ticket)?;
         let slot = self.slot(at);
-        self.entries[slot].as_mut()
+        Some(&mut self.entries[slot])
     }
 
     /// Removes the entry for `ticket`, keeping the others in order.
     pub(crate) fn remove(&mut self, ticket: u64) -> Option<Entry> {
         let at = self.position(ticket)?;
-        let entry = self.entries[self.slot(at)].take()?;
+        let entry = self.entries[self.slot(at)].take();
         if at == 0 {
             self.head = (self.head + 1) % Q;
         } else {
@@ -133,7 +153,7 @@ impl<const Q: usize> Waiters<Q> {
     /// Grants the oldest waiting entry; returns its waker.
     pub(crate) fn grant_next(&mut self) -> Option<Waker> {
         let slot = self.slot(self.first_waiting()?);
-        let entry = self.entries[slot].as_mut()?;
+        let entry = &mut self.entries[slot];
         match core::mem::replace(&mut entry.state, EntryState::Granted) {
             EntryState::Waiting(waker) => {
                 self.waiting -= 1;
