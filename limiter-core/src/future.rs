@@ -46,20 +46,20 @@ impl<R: GateRef + Unpin> Future for Acquire<R> {
     /// If polled again after it has completed.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let gate = this
-            .gate
-            .as_ref()
-            .expect("`Acquire` polled after completion");
-        let admission = match gate.poll_acquire(&mut this.ticket, cx) {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(Err(full)) => {
-                this.gate = None;
-                return Poll::Ready(Err(full));
-            }
-            Poll::Ready(Ok(admission)) => admission,
+        // The gate stays in place while the call runs, so a drop after a panic in it still
+        // leaves the queue.
+        let Some(gate) = &this.gate else {
+            panic!("`Acquire` polled after completion");
         };
-        let gate = this.gate.take().expect("checked above");
-        Poll::Ready(Ok(Permit::new(gate, admission)))
+        let Poll::Ready(result) = gate.poll_acquire(&mut this.ticket, cx) else {
+            return Poll::Pending;
+        };
+        Poll::Ready(match (result, this.gate.take()) {
+            (Ok(admission), Some(gate)) => Ok(Permit::new(gate, admission)),
+            (Err(full), _) => Err(full),
+            // The gate was there above and nothing took it since.
+            (Ok(_), None) => Err(QueueFull),
+        })
     }
 }
 

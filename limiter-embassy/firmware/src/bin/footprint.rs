@@ -51,10 +51,8 @@ mod limited {
 
     pub async fn call(limiter: &'static Shared) {
         let ok = classify_fn(|(): &()| Outcome::Success);
-        limiter
-            .run(super::upstream(), ok)
-            .await
-            .expect("room in the queue");
+        // Four workers never fill a queue of eight; a full queue would skip the call.
+        let _ = limiter.run(super::upstream(), ok).await;
     }
 }
 
