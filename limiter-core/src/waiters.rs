@@ -83,8 +83,9 @@ impl<const Q: usize> Waiters<Q> {
         (self.head + i) % Q
     }
 
-    fn at(&self, i: usize) -> Option<&Entry> {
-        (i < self.len).then(|| &self.entries[self.slot(i)])
+    /// The entry at logical slot `i` (`i < len`).
+    fn at(&self, i: usize) -> &Entry {
+        &self.entries[self.slot(i)]
     }
 
     /// Appends a waiting entry; `None` if the queue is full.
@@ -110,7 +111,7 @@ impl<const Q: usize> Waiters<Q> {
         let (mut lo, mut hi) = (0, self.len);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let here = self.at(mid)?.ticket;
+            let here = self.at(mid).ticket;
             match here.cmp(&ticket) {
                 core::cmp::Ordering::Equal => return Some(mid),
                 core::cmp::Ordering::Less => lo = mid + 1,
@@ -170,7 +171,7 @@ impl<const Q: usize> Waiters<Q> {
 
     /// When the oldest still-waiting entry was queued.
     pub(crate) fn oldest_waiting_since(&self) -> Option<Instant> {
-        self.at(self.first_waiting()?).map(|e| e.enqueued_at)
+        Some(self.at(self.first_waiting()?).enqueued_at)
     }
 }
 
