@@ -249,15 +249,22 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
             (r, s.waiters.waiting() == 0)
         });
         if !nobody_waits {
-            // Checked again under the lock: someone may have been served meanwhile.
-            let mut wakes = WakeList::new();
-            let mut more = true;
-            while more {
-                more = M::lock(&self.state, |s| s.grant(&mut wakes));
-                wakes.wake_all();
-            }
+            self.grant_waiters();
         }
         result
+    }
+
+    /// Grants waiters while there is room, waking them outside the lock in batches. One copy
+    /// for every caller of [`Gate::locked`] (on a microcontroller, flash counts).
+    #[inline(never)]
+    fn grant_waiters(&self) {
+        // Checked again under the lock: someone may have been served meanwhile.
+        let mut wakes = WakeList::new();
+        let mut more = true;
+        while more {
+            more = M::lock(&self.state, |s| s.grant(&mut wakes));
+            wakes.wake_all();
+        }
     }
 
     /// Admits a request if in-flight is below the limit, else sheds it at once.
