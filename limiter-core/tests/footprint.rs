@@ -37,3 +37,12 @@ fn controller_state_fits_its_budget() {
     );
     assert!(size_of::<AimdF32>() <= size_of::<AimdFixed>());
 }
+
+#[test]
+fn a_waiting_slot_is_a_waker_a_ticket_and_a_time() {
+    type Queued<const Q: usize> = Gate<NoopRawMutex, Fixed, &'static ManualClock, Q>;
+    let per_slot = (size_of::<Queued<16>>() - size_of::<Queued<0>>()) / 16;
+    println!("one waiting slot: {per_slot} bytes");
+    // No tag beside the waker: the queue's length says which slots are in use.
+    assert_eq!(per_slot, size_of::<core::task::Waker>() + 8 + 8);
+}
