@@ -523,7 +523,11 @@ impl Model {
     fn judge(&self, latency: u64) -> (u8, u64) {
         match self.p.signal {
             PlainSignal::Off => (0, 0),
-            PlainSignal::Target(t) => (2 * u8::from(latency > t), t),
+            PlainSignal::Target(t) => {
+                // The configuration keeps durations in 32-bit microseconds, saturating.
+                let t = t.min(u64::from(u32::MAX));
+                (2 * u8::from(latency > t), t)
+            }
             PlainSignal::Baseline {
                 tolerance,
                 min_samples,

@@ -16,23 +16,31 @@ enum Op {
         dt: i32,
         sample: u32,
     },
+    /// The same with a step of a few periods at most, where the epochs' edges are.
+    MinNear {
+        dt: i16,
+        sample: u32,
+    },
 }
 
 const N: usize = 7;
 const PERIOD: u64 = 1_000;
 
 /// Every operation on a 7-sample `MedianWindow` is mirrored in a `VecDeque` (of each sample as
-/// the window keeps it: saturated, then rounded to 12 significant bits); after each one the median, min, max, sorted
-/// contents and any quantile must equal what sorting the deque gives.
-/// A `WindowedMin` is checked against the minimum of all samples of the current and previous
-/// period, kept as a list.
+/// the window keeps it: saturated, then rounded to 12 significant bits); after each one the
+/// median, min, max, sorted contents and any quantile must equal what sorting the deque gives.
+/// A `WindowedMin` is checked against what it promises, from a list of every sample: its minimum
+/// is at most the minimum of the last period and at least that of the last two periods.
 pub fn window(data: &[u8]) {
     let u = Unstructured::new(data);
     let mut w = MedianWindow::<N>::new();
     let mut reference: VecDeque<u32> = VecDeque::new();
-    let mut min = WindowedMin::new(core::time::Duration::from_micros(PERIOD));
-    let mut min_samples: Vec<(u64, u32)> = Vec::new(); // (epoch, sample)
-    let (mut now, mut epoch_start, mut epoch) = (0u64, 0u64, 0u64);
+    let mut min = MinCheck {
+        min: WindowedMin::new(core::time::Duration::from_micros(PERIOD)),
+        samples: Vec::new(),
+        now: 0,
+        latest: 0,
+    };
     let ops: Vec<Op> = crate::sequence(u);
     for op in ops {
         match op {
@@ -60,25 +68,9 @@ pub fn window(data: &[u8]) {
                     "quantile {p} of {sorted:?}"
                 );
             }
-            Op::Min { dt, sample } => {
-                // Backwards steps leave the epochs alone, like the real one.
-                now = now.saturating_add_signed(i64::from(dt));
-                // Epochs follow each other; after two idle periods a new one starts now.
-                if now >= epoch_start.saturating_add(2 * PERIOD) {
-                    epoch_start = now;
-                    epoch += 2;
-                } else if now >= epoch_start.saturating_add(PERIOD) {
-                    epoch_start += PERIOD;
-                    epoch += 1;
-                }
-                min.push(Instant::from_micros(now), u64::from(sample));
-                min_samples.push((epoch, sample));
-                let expected = min_samples
-                    .iter()
-                    .filter(|(e, _)| e + 1 >= epoch)
-                    .map(|(_, s)| *s)
-                    .min();
-                assert_eq!(min.get(), expected, "windowed minimum at {now}");
+            Op::Min { dt, sample } => min.step(i64::from(dt), sample),
+            Op::MinNear { dt, sample } => {
+                min.step(i64::from(dt) % (7 * PERIOD as i64 / 2), sample);
             }
         }
         let mut sorted: Vec<u32> = reference.iter().copied().collect();
@@ -104,5 +96,47 @@ fn push(w: &mut MedianWindow<N>, reference: &mut VecDeque<u32>, v: u64) {
     reference.push_back(crate::stored_latency(v));
     if reference.len() > N {
         reference.pop_front();
+    }
+}
+
+/// A `WindowedMin` and every sample it was given, with the time it counts from.
+struct MinCheck {
+    min: WindowedMin,
+    samples: Vec<(u64, u32)>,
+    now: u64,
+    latest: u64,
+}
+
+impl MinCheck {
+    /// Moves the clock by `dt` µs (maybe backwards), pushes `sample`, and checks the minimum.
+    fn step(&mut self, dt: i64, sample: u32) {
+        self.now = self.now.saturating_add_signed(dt);
+        // A sample taken at a time before the latest one counts as taken at the latest: time
+        // going backwards never takes the minimum's epochs back.
+        self.latest = self.latest.max(self.now);
+        self.min
+            .push(Instant::from_micros(self.now), u64::from(sample));
+        self.samples.push((self.latest, sample));
+        // What the documentation promises, whatever the epochs: the minimum covers at least the
+        // last period and at most the last two.
+        let latest = self.latest;
+        let over = |span: u64| {
+            self.samples
+                .iter()
+                .filter(|(at, _)| latest - at < span)
+                .map(|(_, s)| *s)
+                .min()
+                .expect("the sample just pushed")
+        };
+        let got = self.min.get().expect("a sample was just pushed");
+        let now = self.now;
+        assert!(
+            got <= over(PERIOD),
+            "minimum {got} at {now}: misses the last period"
+        );
+        assert!(
+            got >= over(2 * PERIOD),
+            "minimum {got} at {now}: older than two periods"
+        );
     }
 }

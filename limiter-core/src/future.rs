@@ -57,7 +57,8 @@ impl<R: GateRef + Unpin> Future for Acquire<R> {
         Poll::Ready(match (result, this.gate.take()) {
             (Ok(admission), Some(gate)) => Ok(Permit::new(gate, admission)),
             (Err(full), _) => Err(full),
-            // The gate was there above and nothing took it since.
+            // Unreachable: the gate was there above and nothing took it since. (Were it not, the
+            // admission could not be released without its gate.)
             (Ok(_), None) => Err(QueueFull),
         })
     }

@@ -210,6 +210,14 @@ impl WakeList {
     }
 }
 
+impl Drop for WakeList {
+    /// A waker that panicked in [`WakeList::wake_all`] leaves the rest here: they are woken too,
+    /// so no granted waiter sleeps on capacity it holds.
+    fn drop(&mut self) {
+        self.wake_all();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

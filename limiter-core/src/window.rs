@@ -252,8 +252,8 @@ impl<const N: usize> MedianWindow<N> {
 
 /// The minimum latency seen over a sliding time period, refreshed so it cannot go stale.
 ///
-/// Time is cut into epochs of length `period`, back to back (after two idle periods or more, a
-/// new epoch starts at the next observation). The minimum reported is the smaller of the current
+/// Time is cut into epochs of length `period`, back to back (after two periods or more without a
+/// push or a rotation, a new epoch starts at the next one). The minimum reported is the smaller of the current
 /// and the previous epoch's minima, so it always covers between one and two periods of history.
 /// A minimum seen once, long ago (a lucky cached response before a deploy made everything
 /// slower), therefore ages out after at most two periods instead of pinning the baseline forever,

@@ -623,3 +623,26 @@ fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
         );
     }
 }
+
+#[test]
+fn durations_beyond_71_minutes_saturate_at_u32_max_micros() {
+    let config = AimdConfig::DEFAULT
+        .initial(8)
+        .target(Duration::from_secs(10_000));
+    assert_eq!(
+        config,
+        AimdConfig::DEFAULT
+            .initial(8)
+            .target(Duration::from_micros(u64::from(u32::MAX)))
+    );
+    let mut aimd = AimdFixed::new(config).unwrap();
+    let max = u64::from(u32::MAX);
+    assert_ne!(
+        complete(&mut aimd, 0, max, Outcome::Success),
+        Change::Decreased
+    );
+    assert_eq!(
+        complete(&mut aimd, 2 * max, max + 1, Outcome::Success),
+        Change::Decreased
+    );
+}

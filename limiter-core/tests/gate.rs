@@ -540,3 +540,41 @@ fn shedding_and_waiting_read_no_clock() {
     assert_eq!(permit.admission().at.as_micros(), reads + 2);
     drop(permit);
 }
+
+/// A waker whose `wake` panics.
+struct PanickingWaker;
+
+impl Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        panic!("a waker that panics");
+    }
+}
+
+#[test]
+fn a_waker_that_panics_does_not_leave_the_next_granted_waiter_asleep() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<8>(&clock, 1);
+    let held = gate.try_acquire().unwrap();
+    let mut first = gate.acquire();
+    let waker = Waker::from(Arc::new(PanickingWaker));
+    assert!(
+        Pin::new(&mut first)
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
+    let mut second = Task::new(gate.acquire());
+    assert!(second.poll().is_pending());
+    // Room for both: both are granted in one batch, and the first waker panics.
+    let raised = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        gate.with_controller(|c| c.set_limit(3)).unwrap();
+    }));
+    assert!(raised.is_err());
+    assert_eq!(
+        second.woken(),
+        1,
+        "the waker after the panicking one was woken"
+    );
+    ready(&mut second).success();
+    drop((first, held));
+    assert_eq!(gate.snapshot().in_flight, 0);
+}
