@@ -21,6 +21,11 @@ use crate::Instant;
 /// Under loom it is 1, so that the models reach the gaps between batches.
 pub(crate) const WAKE_BATCH: usize = if cfg!(loom) { 1 } else { 8 };
 
+/// Queues of up to this many entries find a ticket by scanning: at that size as quick as a binary
+/// search, and less code on a microcontroller. Larger queues (the std adapters' 1,024) search.
+/// The choice is made at compile time, from `Q`.
+const LINEAR_SEARCH_UP_TO: usize = 32;
+
 #[derive(Debug)]
 pub(crate) enum EntryState {
     Waiting(Waker),
@@ -108,6 +113,9 @@ impl<const Q: usize> Waiters<Q> {
 
     /// The logical slot holding `ticket`.
     fn position(&self, ticket: u64) -> Option<usize> {
+        if Q <= LINEAR_SEARCH_UP_TO {
+            return (0..self.len).find(|&i| self.at(i).ticket == ticket);
+        }
         let (mut lo, mut hi) = (0, self.len);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -249,6 +257,52 @@ mod tests {
         assert!(q.grant_next().is_none());
         assert!(q.remove(d).is_some() && q.remove(b).is_some());
         assert_eq!((q.len, q.waiting(), q.oldest_waiting_since()), (0, 0, None));
+    }
+
+    /// Random pushes, grants and removals (from anywhere) against a plain list, on a queue that
+    /// scans and on one that searches.
+    fn matches_a_list<const Q: usize>(seed: u64) {
+        let mut q = Waiters::<Q>::new();
+        let mut list: std::vec::Vec<(u64, bool)> = std::vec::Vec::new(); // (ticket, granted)
+        let mut rng = seed;
+        for step in 0..4_000u64 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            match rng % 4 {
+                0 | 1 => match q.push(Instant::from_micros(step), Waker::noop().clone()) {
+                    Some(ticket) => list.push((ticket, false)),
+                    None => assert_eq!(list.len(), Q, "refused below capacity"),
+                },
+                2 => {
+                    let next = list.iter_mut().find(|(_, granted)| !granted);
+                    assert_eq!(q.grant_next().is_some(), next.is_some());
+                    if let Some(entry) = next {
+                        entry.1 = true;
+                    }
+                }
+                _ if !list.is_empty() => {
+                    let (ticket, granted) = list.remove((rng >> 8) as usize % list.len());
+                    let entry = q.remove(ticket).expect("a queued ticket is found");
+                    assert_eq!(matches!(entry.state, EntryState::Granted), granted);
+                    assert!(q.remove(ticket).is_none(), "removed twice");
+                }
+                _ => {}
+            }
+            assert_eq!(q.len, list.len());
+            assert_eq!(q.waiting(), list.iter().filter(|(_, g)| !g).count());
+            for (i, &(ticket, _)) in list.iter().enumerate() {
+                assert_eq!(q.position(ticket), Some(i));
+            }
+        }
+    }
+
+    #[test]
+    fn scanning_and_searching_queues_keep_the_same_order() {
+        matches_a_list::<5>(3);
+        matches_a_list::<LINEAR_SEARCH_UP_TO>(5);
+        matches_a_list::<{ LINEAR_SEARCH_UP_TO + 1 }>(7);
+        matches_a_list::<64>(11);
     }
 
     #[test]
