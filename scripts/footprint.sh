@@ -4,7 +4,8 @@
 # AIMD, for thumbv6m and thumbv7em
 # (release: opt-level s, LTO, one codegen unit). Flash = .text + .rodata + .data, static RAM =
 # .data + .bss, from llvm-size. Checks that the thumbv6m fixed-point image links no soft-float
-# routine, with the float image as the positive control.
+# routine, with the float image as the positive control, and that the limiter's own code has no
+# bounds, range or division panic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fw=limiter-embassy/firmware
@@ -57,3 +58,20 @@ if ! grep -qE '__aeabi_f|__(add|mul)sf3' <<<"$float_symbols"; then
     exit 1
 fi
 echo "thumbv6m fixed-point firmware: no soft-float symbol (the float control has $(grep -cE '__aeabi_f|sf3' <<<"$float_symbols"))"
+
+# The limiter's own code has no panic path but the mutex's re-borrow check (and a poll of a
+# finished `Acquire`): no bounds check, slice-range check or division by zero in any limiter
+# function of the M4F fixed-point image. The control: the re-borrow check itself is seen.
+calls=$("$bin/llvm-objdump" -d -C --no-show-raw-insn "$out/thumbv7em-none-eabihf-fixed" | awk '
+    /^[0-9a-f]+ <.*>:$/ { fn = $0 }
+    /\tbl?(\.w)?\t/ && match($0, /<[^>]*>/) { print fn " -> " substr($0, RSTART, RLENGTH) }')
+limiter_calls=$(grep -E '^[0-9a-f]+ <[^>]*limiter_(core|embassy)' <<<"$calls" || true)
+if grep -E 'panic_bounds_check|slice_index_fail|slice_end_index|slice_start_index|div_by_zero|rem_by_zero' <<<"$limiter_calls"; then
+    echo "FAIL: a limiter function above has a panic path"
+    exit 1
+fi
+if ! grep -q 'panic_already_borrowed' <<<"$limiter_calls"; then
+    echo "FAIL: no limiter function calls the re-borrow panic: the panic-path check sees nothing"
+    exit 1
+fi
+echo "thumbv7em fixed-point firmware: no bounds, range or division panic in the limiter's code"
