@@ -87,9 +87,11 @@ impl Gcra {
 
     /// Takes one call at `now` if it conforms; otherwise the earliest instant at which it would.
     pub fn check(&mut self, now: Instant) -> Result<(), Instant> {
-        let tat = if self.tat > now { self.tat } else { now };
+        let tat = self.arrival(now);
         let allowed_from = Instant::from_micros(tat.as_micros().saturating_sub(self.tolerance_us));
         if allowed_from > now {
+            // Kept as bounded: a glitch is paid for once, not at every later reading.
+            self.tat = tat;
             return Err(allowed_from);
         }
         self.tat = tat.saturating_add_micros(self.interval_us);
@@ -99,8 +101,20 @@ impl Gcra {
     /// The earliest instant at which a call would conform (`now` or earlier: at once), without
     /// taking it.
     pub fn ready_at(&self, now: Instant) -> Instant {
-        let tat = if self.tat > now { self.tat } else { now };
+        let tat = self.arrival(now);
         Instant::from_micros(tat.as_micros().saturating_sub(self.tolerance_us))
+    }
+
+    /// The theoretical arrival time as seen at `now`: never before `now`, and never more than
+    /// one burst and one interval after it. While time moves forward the bound never binds
+    /// (each call adds one interval to a time at most a burst ahead); after a clock that stepped
+    /// back, or one reading far in the future, it limits the wait to one burst instead of the
+    /// size of the step ([`Gcra::check`] keeps the bounded value).
+    fn arrival(&self, now: Instant) -> Instant {
+        let latest = now
+            .saturating_add_micros(self.tolerance_us)
+            .saturating_add_micros(self.interval_us);
+        self.tat.max(now).min(latest)
     }
 }
 
@@ -184,5 +198,17 @@ mod tests {
         );
         let huge = Gcra::new(1, Duration::MAX, u32::MAX).unwrap();
         assert_eq!(huge.interval(), Duration::from_micros(u64::MAX));
+    }
+
+    #[test]
+    fn one_reading_far_in_the_future_costs_one_burst_not_forever() {
+        let mut quota = Gcra::new(10, Duration::from_secs(1), 3).unwrap();
+        assert!(quota.check(Instant::MAX).is_ok());
+        let now = Instant::from_millis(1_000);
+        let Err(ready) = quota.check(now) else {
+            panic!("the glitch still counts for one burst");
+        };
+        assert!(ready.micros_since(now) <= quota.interval_us * 3, "{ready:?}");
+        assert!(quota.check(ready).is_ok());
     }
 }
