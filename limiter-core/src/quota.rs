@@ -208,7 +208,10 @@ mod tests {
         let Err(ready) = quota.check(now) else {
             panic!("the glitch still counts for one burst");
         };
-        assert!(ready.micros_since(now) <= quota.interval_us * 3, "{ready:?}");
+        assert!(
+            ready.micros_since(now) <= quota.interval_us * 3,
+            "{ready:?}"
+        );
         assert!(quota.check(ready).is_ok());
     }
 }

@@ -4,6 +4,7 @@
 use core::time::Duration;
 
 use crate::clock::duration_to_micros;
+use crate::controller::timeline::Timeline;
 use crate::{ConfigError, Instant, Ratio};
 
 /// Allows a retry only while retries stay within `reserve + ratio × first attempts` over the last
@@ -39,6 +40,9 @@ pub struct RetryBudget {
     ratio: Ratio,
     reserve: u32,
     period_micros: u64,
+    /// Monotonic time from the readings, so a clock that jumps ahead and comes back cannot
+    /// stop the periods from ageing.
+    timeline: Timeline,
     epoch_start: Instant,
     /// First attempts in the previous and current period.
     deposits: [u64; 2],
@@ -58,6 +62,7 @@ impl RetryBudget {
             ratio,
             reserve,
             period_micros,
+            timeline: Timeline::new(),
             epoch_start: Instant::ZERO,
             deposits: [0; 2],
             withdrawals: [0; 2],
@@ -66,11 +71,12 @@ impl RetryBudget {
 
     /// Moves the periods forward to `now`.
     fn rotate(&mut self, now: Instant) {
+        let now = Instant::from_micros(self.timeline.observe(now));
         let elapsed = now.micros_since(self.epoch_start);
         if elapsed < self.period_micros {
             return;
         }
-        let periods = elapsed / self.period_micros;
+        let periods = crate::divide::div_u64(elapsed, self.period_micros);
         if periods == 1 {
             self.deposits = [self.deposits[1], 0];
             self.withdrawals = [self.withdrawals[1], 0];
@@ -159,5 +165,17 @@ mod tests {
         b.deposit(Instant::MAX);
         assert_eq!(b.available(Instant::MAX), 1);
         assert!(RetryBudget::new(Ratio::ONE, 0, Duration::ZERO).is_err());
+    }
+
+    #[test]
+    fn a_reading_far_ahead_does_not_stop_the_periods_from_ageing() {
+        let mut b = budget((1, 1), 0);
+        b.deposit(Instant::MAX); // a glitch
+        for second in 10..20 {
+            b.deposit(Instant::from_millis(second * 1_000));
+        }
+        assert!(b.available(Instant::from_millis(19_500)) >= 1);
+        // Long after: those first attempts have aged out, as they would without the glitch.
+        assert_eq!(b.available(Instant::from_millis(100_000)), 0);
     }
 }

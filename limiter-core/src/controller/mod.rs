@@ -12,7 +12,7 @@ mod ewma;
 mod fixed;
 mod gradient;
 mod level;
-mod timeline;
+pub(crate) mod timeline;
 mod vegas;
 
 pub use aimd::{Aimd, AimdConfig, AimdF32, AimdFixed, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT};
