@@ -157,15 +157,14 @@ impl<B> Classify<http::Response<B>> for HttpClassifier {
         if verdict.outcome != Outcome::Overload {
             return verdict;
         }
+        let Some(value) = response.headers().get(http::header::RETRY_AFTER) else {
+            return verdict; // most overloads carry no hint: no wall-clock read for them
+        };
+        // Only the HTTP-date form needs the wall clock.
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        response
-            .headers()
-            .get(http::header::RETRY_AFTER)
-            .and_then(|value| {
-                crate::parse_retry_after(value.as_bytes(), now, self.max_retry_after()).ok()
-            })
+        crate::parse_retry_after(value.as_bytes(), now, self.max_retry_after())
             .map_or(verdict, |r| verdict.retry_after(r.delay))
     }
 }
