@@ -591,11 +591,13 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
                     self.remember_median(mono);
                 }
                 match verdict {
-                    Verdict::Congested { threshold } => {
+                    // The factor is a division: not worked out for a round trip already
+                    // answered, which `cut` would ignore.
+                    Verdict::Congested { threshold } if sample.admission.epoch == self.epoch => {
                         let factor = self.latency_cut(threshold, latency);
                         self.cut(sample, elapsed, factor)
                     }
-                    Verdict::Elevated => Change::Unchanged,
+                    Verdict::Congested { .. } | Verdict::Elevated => Change::Unchanged,
                     Verdict::Fast => self.grow(sample, elapsed),
                 }
             }
