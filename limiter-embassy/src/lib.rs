@@ -110,7 +110,12 @@ impl<R: EmbassyRaw> Quota<R> {
                 cell.set(gcra);
                 taken
             })
-            .map_err(|at| embassy_time::Instant::from_micros(at.as_micros().min(MAX_MICROS)))
+            // Rounded up to a tick: rounded down, the timer could fire just before the quota
+            // allows the call, and `ready` would poll again and again until the next tick.
+            .map_err(|at| {
+                let micros = at.as_micros().min(MAX_MICROS);
+                embassy_time::Instant::from_ticks(Duration::from_micros(micros).as_ticks())
+            })
     }
 
     /// Waits until the quota allows one call (`Timer::at`), and takes it.
@@ -150,14 +155,18 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
     }
 
     /// The instant before which a `Retry-After` holds admissions back, if it is in the future.
-    /// The clock is read only while a hold has been set (`not_before` is not 0).
+    /// The clock is read only while a hold is set (`not_before` is not 0).
+    /// A hold found expired is cleared, so the clock reads stop with it.
     fn held_until(&self) -> Option<embassy_time::Instant> {
-        let until = self.not_before.lock(Cell::get);
-        if until == 0 {
-            return None;
-        }
-        (until > embassy_time::Instant::now().as_ticks())
-            .then(|| embassy_time::Instant::from_ticks(until))
+        let until = self.not_before.lock(|held| {
+            let until = held.get();
+            if until != 0 && until <= embassy_time::Instant::now().as_ticks() {
+                held.set(0);
+                return 0;
+            }
+            until
+        });
+        (until != 0).then(|| embassy_time::Instant::from_ticks(until))
     }
 
     /// Admits a request if in-flight is below the limit, nobody waits and no `Retry-After` is in
@@ -178,12 +187,17 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         self.gate.acquire().await
     }
 
-    /// [`Limiter::acquire`], giving up after `timeout`.
+    /// [`Limiter::acquire`], giving up after `timeout` (`Duration::MAX`: never).
     pub async fn acquire_with_timeout(
         &self,
         timeout: Duration,
     ) -> Result<Permit<'_, C, R, Q>, AcquireError> {
-        match embassy_time::with_timeout(timeout, self.acquire()).await {
+        // A timeout too long to end at an instant (`Duration::MAX`) is no deadline at all;
+        // `with_timeout` would overflow adding it to now.
+        let Some(deadline) = embassy_time::Instant::now().checked_add(timeout) else {
+            return Ok(self.acquire().await?);
+        };
+        match embassy_time::with_deadline(deadline, self.acquire()).await {
             Ok(admitted) => Ok(admitted?),
             Err(_) => Err(AcquireError::Timeout),
         }
@@ -202,9 +216,9 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         let output = call.await;
         let verdict = classify.classify(&output);
         if let Some(delay) = verdict.retry_after {
-            self.hold_admissions_for(delay);
+            self.hold_admissions_for(delay); // holds growth too
         }
-        permit.record_verdict(verdict);
+        permit.record(verdict.outcome);
         Ok(output)
     }
 

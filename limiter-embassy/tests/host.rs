@@ -33,6 +33,17 @@ fn a_timed_out_wait_leaves_the_queue_and_frees_nothing_it_did_not_hold() {
 }
 
 #[test]
+fn a_timeout_too_long_for_the_clock_is_no_deadline() {
+    block_on(async {
+        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(1).unwrap()));
+        Timer::after(Duration::from_millis(1)).await; // now is past zero: now + MAX overflows
+        let permit = limiter.acquire_with_timeout(Duration::MAX).await.unwrap();
+        permit.success();
+        assert_eq!(limiter.in_flight(), 0);
+    });
+}
+
+#[test]
 fn a_cancelled_run_releases_its_permit() {
     block_on(async {
         let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(2).unwrap()));
