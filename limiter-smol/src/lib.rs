@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 pub use limiter_core::{AcquireError, SharedLimiter};
 use limiter_core::{
-    AcquireScoped, AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
-    StdClock, StdRawMutex,
+    AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull, ScopedPermit, StdClock,
+    StdRawMutex,
 };
 
 pub use limiter_core;
@@ -48,7 +48,7 @@ pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Permit<Arc<SharedGate<C, Q>>>;
 
-/// A key permit and a global permit taken by [`Limiter::acquire_within`], released together.
+/// A key permit and a global permit taken by [`SharedLimiter::acquire_within`](limiter_core::SharedLimiter::acquire_within), released together.
 pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
     ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
@@ -194,15 +194,6 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
     /// have passed (see [`SharedLimiter::acquire_then`]).
     pub async fn acquire_with_quota(&self, quota: &Quota) -> Result<Permit<'_, C, Q>, QueueFull> {
         self.acquire_then(quota.ready()).await
-    }
-
-    /// Hierarchical admission: waits for a permit of this limiter (the key's), then for one of
-    /// `global` (the ceiling over all keys); see [`SharedLimiter::acquire_within`].
-    pub fn acquire_within<G: Controller, const QG: usize>(
-        &self,
-        global: &Limiter<G, QG>,
-    ) -> AcquireScoped<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>> {
-        self.shared.acquire_within(&global.shared)
     }
 }
 

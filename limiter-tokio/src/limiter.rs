@@ -5,8 +5,8 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use limiter_core::{
-    AcquireError, AcquireScoped, AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull,
-    ScopedPermit, SharedLimiter, Snapshot, StdRawMutex,
+    AcquireError, AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull, ScopedPermit,
+    SharedLimiter, Snapshot, StdRawMutex,
 };
 
 use crate::TokioClock;
@@ -29,7 +29,7 @@ pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type Acquire<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Acquire<&'a SharedGate<C, Q>>;
 
-/// A key permit and a global permit taken by [`Limiter::acquire_within`], released together.
+/// A key permit and a global permit taken by [`SharedLimiter::acquire_within`](limiter_core::SharedLimiter::acquire_within), released together.
 pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
     ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
@@ -202,18 +202,6 @@ impl<C: Controller, const Q: usize> Limiter<C, Q> {
         Limiter {
             shared: SharedLimiter::from_gate(gate),
         }
-    }
-
-    /// Hierarchical admission: waits for a permit of this limiter (the key's: one account, one
-    /// endpoint class), then for one of `global` (the ceiling over all keys). A request waiting
-    /// on a congested key holds no global permit; the order is fixed, so it cannot deadlock; the
-    /// outcome recorded on the [`ScopedPermit`] feeds this limiter only. See
-    /// [`limiter_core::acquire_scoped`].
-    pub fn acquire_within<G: Controller, const QG: usize>(
-        &self,
-        global: &Limiter<G, QG>,
-    ) -> AcquireScoped<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>> {
-        self.shared.acquire_within(&global.shared)
     }
 
     /// Calls `hook` with a [`Snapshot`] every `period` (at least a millisecond, at most
