@@ -102,6 +102,16 @@ pub const fn duration_to_micros(duration: Duration) -> u64 {
     }
 }
 
+/// `value`, or `u32::MAX` if it does not fit: how 32-bit fields keep microseconds, seconds and
+/// samples.
+pub(crate) const fn saturating_u32(value: u64) -> u32 {
+    if value > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        value as u32
+    }
+}
+
 /// A source of [`Instant`]s, implemented at the edges (runtime adapters, tests, simulators).
 ///
 /// # Contract

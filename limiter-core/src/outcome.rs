@@ -162,11 +162,7 @@ impl HttpClassifier {
     /// The longest `Retry-After` honoured; longer ones are cut to it.
     pub const fn retry_after_cap(mut self, cap: core::time::Duration) -> Self {
         let secs = cap.as_secs();
-        self.retry_after_cap_secs = if secs > u32::MAX as u64 {
-            u32::MAX
-        } else {
-            secs as u32
-        };
+        self.retry_after_cap_secs = crate::clock::saturating_u32(secs);
         self
     }
 

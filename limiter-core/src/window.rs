@@ -5,14 +5,7 @@
 //! about 71 minutes. A median over latencies needs no more, and a 32-sample window costs 100
 //! bytes instead of 164.
 
-/// Saturates a microsecond count into 32 bits.
-const fn to_sample(micros: u64) -> u32 {
-    if micros > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        micros as u32
-    }
-}
+use crate::clock::saturating_u32;
 
 /// Significant bits a stored sample keeps.
 const SIGNIFICANT_BITS: u32 = 12;
@@ -174,7 +167,7 @@ impl<const N: usize> MedianWindow<N> {
     /// assert_eq!(w.max(), Some(999_936));
     /// ```
     pub fn push(&mut self, micros: u64) {
-        let sample = encode(to_sample(micros));
+        let sample = encode(saturating_u32(micros));
         let len = self.len as usize;
         if len < N {
             // A new slot, appended to the order and moved down to its place.
@@ -298,7 +291,7 @@ impl WindowedMin {
     /// Records a sample taken at `now`.
     pub fn push(&mut self, now: crate::Instant, micros: u64) {
         self.rotate(now);
-        let sample = to_sample(micros);
+        let sample = saturating_u32(micros);
         self.current = Some(self.current.map_or(sample, |m| m.min(sample)));
     }
 

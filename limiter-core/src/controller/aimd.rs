@@ -6,16 +6,11 @@ use super::arith::{F32, LimitValue, Q32};
 use super::level::{FloorWatch, is_fraction, validate_bounds};
 use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::clock::duration_to_micros;
+use crate::clock::{duration_to_micros, saturating_u32};
 
 /// A duration in microseconds, saturating at `u32::MAX` (about 71 minutes).
 const fn micros_u32(duration: Duration) -> u32 {
-    let micros = duration_to_micros(duration);
-    if micros > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        micros as u32
-    }
+    saturating_u32(duration_to_micros(duration))
 }
 use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
 

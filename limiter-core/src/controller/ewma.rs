@@ -269,7 +269,7 @@ impl Controller for EwmaDeviation {
             limit: self.limit,
             min: self.config.min,
             max: self.config.max,
-            baseline_micros: self.mean.map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+            baseline_micros: self.mean.map(crate::clock::saturating_u32),
             increases: self.increases,
             decreases: self.decreases,
             at_floor_since: self.at_floor.since(),

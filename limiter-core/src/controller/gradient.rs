@@ -235,8 +235,7 @@ impl Controller for Gradient2 {
     }
 
     fn stats(&self) -> ControllerStats {
-        let baseline =
-            (self.samples > 0).then(|| u32::try_from(self.long >> 16).unwrap_or(u32::MAX));
+        let baseline = (self.samples > 0).then(|| crate::clock::saturating_u32(self.long >> 16));
         self.limit.stats(baseline)
     }
 }
