@@ -45,6 +45,8 @@ for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
     budgets+=("$target: fixed-point limiter $cost B of flash, budget $budget B: $verdict")
 done
 printf '%s\n' "${budgets[@]}"
+limiter_hex=$("$bin/llvm-nm" -S -C "$out/thumbv7em-none-eabihf-fixed" | awk '/ [dD] .*limited::LIMITER/ { print $2 }')
+echo "thumbv7em fixed-point firmware: the limiter's initial image in .data: $((16#$limiter_hex)) bytes"
 
 symbols=$("$bin/llvm-nm" "$out/thumbv6m-none-eabi-fixed")
 if grep -qE '__aeabi_[fd]|__(add|sub|mul|div)[sd]f3' <<<"$symbols"; then

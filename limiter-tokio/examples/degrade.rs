@@ -82,7 +82,9 @@ async fn run(admission: Admission) -> Report {
     let mut calls = Vec::new();
     let mut ticks = tokio::time::interval(Duration::from_millis(1));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-    while upstream.start.elapsed() < ARRIVALS_UNTIL {
+    // One tick per millisecond, the first at once: arrivals at 0, 1, … 499 ms, counted rather
+    // than timed so a late tick on the wall clock neither adds nor loses one.
+    for _ in 0..ARRIVALS_UNTIL.as_millis() {
         ticks.tick().await;
         for _ in 0..PER_TICK {
             let (admission, upstream) = (admission.clone(), upstream.clone());
