@@ -3,6 +3,7 @@
 # links probes/no-float into a bare executable and lists the soft-float symbols in it. The
 # `float` build of the same probe (the f32 controller) must show them, or the check is blind.
 set -euo pipefail
+shopt -s inherit_errexit
 cd "$(dirname "$0")/../probes/no-float"
 nm="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-nm"
 size="${nm%llvm-nm}llvm-size"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds limiter-embassy/firmware's on-target test for three boards and runs each under QEMU:
 # microbit (Cortex-M0, thumbv6m), lm3s6965evb (Cortex-M3, thumbv7m), mps2-an386 (Cortex-M4F,
-# thumbv7em). Each run must exit 0 and close with "N passed, 0 failed".
+# thumbv7em). Each run must exit 0 and close with "N passed, 0 failed" with N at least 1.
 set -euo pipefail
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 fw=limiter-embassy/firmware
 boards=(
@@ -23,7 +24,8 @@ for board in "${boards[@]}"; do
     summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" || true)
     echo "--- $machine ($cpu): exit $status; ${summary:-no summary}"
     grep -E 'limit at the end|FAILED|ERROR' "$log" || true
-    if [[ $status -ne 0 || "$summary" != *" 0 failed" ]]; then
+    passed=${summary%% passed*}
+    if [[ $status -ne 0 || "$summary" != *" 0 failed" || ${passed:-0} -eq 0 ]]; then
         cat "$log"
         failed=1
     fi

@@ -37,6 +37,11 @@ mod limited {
 
     pub type Shared = Limiter<Aimd, CriticalSectionRawMutex, 8>;
 
+    // The `fixed` variant, which carries the flash budget, is the embassy adapter's default
+    // limiter: this stops compiling if that default changes.
+    #[cfg(feature = "fixed")]
+    const _: fn(Limiter) -> Shared = |limiter| limiter;
+
     #[cfg(feature = "gate-only")]
     static LIMITER: Shared = Limiter::new(match Aimd::new(8) {
         Ok(fixed) => fixed,
