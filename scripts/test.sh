@@ -2,6 +2,7 @@
 # The project's test command: sets up what a fresh machine lacks, then runs every check.
 # Usage: bash scripts/test.sh
 set -euo pipefail
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 
 step() {
@@ -49,6 +50,31 @@ thumb_builds() {
     done
 }
 
+# The smol adapter must not pull tokio in. The tree is read whole, then matched (no SIGPIPE);
+# it must list limiter-core, or it listed nothing.
+no_tokio_in_smol() {
+    local tree
+    tree=$(cargo tree -p limiter-smol -e normal --prefix none)
+    grep -q "^limiter-core " <<<"$tree" || { echo "cargo tree listed no limiter-core" >&2; return 1; }
+    if grep "^tokio" <<<"$tree"; then
+        echo "limiter-smol depends on tokio" >&2
+        return 1
+    fi
+}
+
+# docs.rs's build: nightly rustdoc with --cfg docsrs. An item behind a feature must carry its
+# badge (StdRawMutex needs `std`), or the badges are not rendered.
+docs_rs_badges() {
+    env RUSTDOCFLAGS="--cfg docsrs -Dwarnings" CARGO_TARGET_DIR=target/docsrs \
+        cargo +nightly doc --no-deps --all-features -p limiter-core -p limiter-tokio \
+        -p limiter-smol -p limiter-embassy
+    local page=target/docsrs/doc/limiter_core/struct.StdRawMutex.html
+    if ! grep -q 'Available on <strong>crate feature <code>std</code></strong> only' "$page"; then
+        echo "$page: no feature badge" >&2
+        return 1
+    fi
+}
+
 step setup setup
 step fmt cargo fmt --all --check
 step fmt-probe cargo fmt --manifest-path probes/no-float/Cargo.toml --check
@@ -58,15 +84,19 @@ step test cargo test --workspace
 # The real gate under loom, every interleaving up to 3 preemptions; one process per model, so a
 # deadlock report cannot take the other results down with it.
 step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
-    cargo nextest run --release -p limiter-core -E 'binary(loom)'
+    cargo nextest run --release -p limiter-core -E 'binary(loom)' --no-tests=fail
 # miri on the unit tests and the gate's tests (wakers, RefCell, Arc, threads); the controller's
 # tests are pure arithmetic that the ordinary debug run already checks for overflow.
 step miri-setup cargo +nightly miri setup
 step miri cargo +nightly miri test -p limiter-core --lib --test gate --test footprint
 step bench-build cargo bench --workspace --no-run
-# The smol adapter must not pull tokio in (read the tree whole, then match: no SIGPIPE).
-step no-tokio-in-smol bash -c 'tree=$(cargo tree -p limiter-smol -e normal --prefix none); ! grep -q "^tokio" <<<"$tree"'
+step no-tokio-in-smol no_tokio_in_smol
 step doc env RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
+# The docs as docs.rs builds them (nightly, --cfg docsrs): feature badges on gated items.
+step doc-docsrs docs_rs_badges
+# Every published crate packs, verifies and passes its own tests from its tarball.
+step package bash scripts/package.sh
+step msrv-deps python3 scripts/msrv-deps.py
 step thumb thumb_builds
 step no-float bash scripts/check-no-float.sh
 step fmt-firmware cargo fmt --manifest-path limiter-embassy/firmware/Cargo.toml --check

@@ -1,5 +1,7 @@
 #![cfg_attr(not(test), no_std)]
 #![doc = include_str!("../README.md")]
+// docs.rs marks every item that needs a feature with that feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(any(feature = "std", feature = "http", loom))]
 extern crate std;

@@ -95,6 +95,22 @@ where
     }
 }
 
+/// The bound keys and their capacity; each gate's state is its own `Debug`.
+impl<M, K, C, T, const Q: usize, const N: usize> core::fmt::Debug for Registry<M, K, C, T, Q, N>
+where
+    M: RawMutex,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let bound = M::lock(&self.keys, |keys| {
+            keys.iter().filter(|k| k.is_some()).count()
+        });
+        f.debug_struct("Registry")
+            .field("keys", &bound)
+            .field("capacity", &N)
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(feature = "std")]
 pub use keyed::KeyedGates;
 
@@ -216,6 +232,21 @@ mod keyed {
         /// Whether no key has a gate.
         pub fn is_empty(&self) -> bool {
             self.len() == 0
+        }
+    }
+
+    /// How many keys have a gate, and the bound on them.
+    impl<K, C, T, const Q: usize> core::fmt::Debug for KeyedGates<K, C, T, Q> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            let keys = self
+                .entries
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .len();
+            f.debug_struct("KeyedGates")
+                .field("keys", &keys)
+                .field("capacity", &self.capacity)
+                .finish_non_exhaustive()
         }
     }
 

@@ -32,6 +32,8 @@
 //! A controller built at run time (from a stored configuration, say) goes in a
 //! `static_cell::StaticCell` instead, or anywhere else that gives a `&'static`.
 #![no_std]
+// docs.rs marks every item that needs a feature with that feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use core::cell::{Cell, RefCell};
 use core::future::Future;
@@ -48,6 +50,12 @@ use limiter_core::{
 
 /// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
 pub struct EmbassyRawMutex<R>(PhantomData<R>);
+
+impl<R> core::fmt::Debug for EmbassyRawMutex<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("EmbassyRawMutex")
+    }
+}
 
 impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
     type Mutex<T> = BlockingMutex<R, RefCell<T>>;
@@ -90,6 +98,14 @@ pub type Permit<'a, C = AimdFixed, R = CriticalSectionRawMutex, const Q: usize =
 /// [`Limiter::acquire_with_quota`].
 pub struct Quota<R: EmbassyRaw = CriticalSectionRawMutex> {
     gcra: BlockingMutex<R, Cell<limiter_core::Gcra>>,
+}
+
+/// The quota's current state (its next allowed instant and burst).
+impl<R: EmbassyRaw> core::fmt::Debug for Quota<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let gcra = self.gcra.lock(Cell::get);
+        f.debug_struct("Quota").field("gcra", &gcra).finish()
+    }
 }
 
 impl<R: EmbassyRaw> Quota<R> {
@@ -135,6 +151,16 @@ pub struct Limiter<C = AimdFixed, R: EmbassyRaw = CriticalSectionRawMutex, const
     /// No admission before this instant, in embassy-time ticks (a `Retry-After`); 0 when none
     /// is in force. Ticks, not microseconds: no 64-bit division on the way.
     not_before: BlockingMutex<R, Cell<u64>>,
+}
+
+/// The gate's snapshot (it reads the clock) and the Retry-After hold, in ticks (0: none).
+impl<C: Controller, R: EmbassyRaw, const Q: usize> core::fmt::Debug for Limiter<C, R, Q> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Limiter")
+            .field("snapshot", &self.gate.snapshot())
+            .field("not_before_ticks", &self.not_before.lock(Cell::get))
+            .finish()
+    }
 }
 
 impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {

@@ -12,6 +12,7 @@ const MS: u64 = 1_000;
 const S: u64 = 1_000_000;
 
 /// A scenario: who calls, what they call, and which limiters to compare.
+#[derive(Debug)]
 pub struct Scenario {
     /// Short name, for `--scenario`.
     pub name: &'static str,

@@ -22,6 +22,9 @@
 //! });
 //! ```
 
+// docs.rs marks every item that needs a feature with that feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -34,6 +34,9 @@
 //! # }
 //! ```
 
+// docs.rs marks every item that needs a feature with that feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod clock;
 mod limiter;
 mod quota;
@@ -49,8 +52,3 @@ pub use limiter_core::{AcquireError, SharedLimiter};
 pub use quota::Quota;
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};
-
-/// The workspace README's examples (the core's and this crate's), compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct WorkspaceReadme;

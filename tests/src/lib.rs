@@ -561,3 +561,9 @@ pub fn scoped_waits_hold_no_global_permit<A: Adapter>() {
         );
     });
 }
+
+/// The workspace README's examples (the core's and the tokio adapter's), compiled and run as
+/// doctests here: the README is outside every published crate's package.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct WorkspaceReadme;
