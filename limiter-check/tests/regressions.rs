@@ -9,8 +9,11 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+/// A check of `limiter_check`, fed one input.
+type Check = fn(&[u8]);
+
 /// Every fuzz target's check, by the target's name.
-const CHECKS: [(&str, fn(&[u8])); 6] = [
+const CHECKS: [(&str, Check); 6] = [
     ("controller", limiter_check::controller),
     ("fixed_vs_float", limiter_check::fixed_vs_float),
     ("window", limiter_check::window),
