@@ -102,6 +102,69 @@ impl Ratio {
             wide as u64
         }
     }
+
+    /// `value × self` as a whole number, rounded down, where a product within the factor's own
+    /// representation error of a whole number is that whole number; saturating.
+    ///
+    /// This is the rule by which every controller turns a fraction of a limit into a whole
+    /// number (a cut, a utilisation threshold). A `Ratio` holds its factor to the nearest
+    /// 1/65536, so 0.9 is stored as 58,982/65,536, six millionths low, and 30 × 0.9 computes as
+    /// 26.9998: rounded down plainly, a cut by 0.9 would take 30 to 26. The stored factor is off
+    /// by at most half a unit (2^-17), so the product is off by at most `value × 2^-17`: a
+    /// product that close to a whole number is taken as exactly it. (The tolerance stops
+    /// growing at half a unit, which it reaches at values of 65,536 and more: there it rounds to
+    /// the nearest.)
+    ///
+    /// ```
+    /// # use limiter_core::Ratio;
+    /// let nine_tenths = Ratio::from_fraction(9, 10).unwrap();
+    /// assert_eq!(nine_tenths.mul_u64(30), 26); // 26.9998, rounded down
+    /// assert_eq!(nine_tenths.mul_whole_floor(30), 27); // the exact product is whole
+    /// assert_eq!(nine_tenths.mul_whole_floor(25), 22); // 22.5: rounded down
+    /// ```
+    pub const fn mul_whole_floor(self, value: u32) -> u32 {
+        let (product, tolerance) = self.product(value);
+        saturate((product + tolerance) >> 16)
+    }
+
+    /// `value × self` as a whole number, rounded up, by the rule of [`Ratio::mul_whole_floor`]:
+    /// a product within the factor's representation error of a whole number is that number;
+    /// saturating.
+    ///
+    /// ```
+    /// # use limiter_core::Ratio;
+    /// let nine_tenths = Ratio::from_fraction(9, 10).unwrap();
+    /// assert_eq!(nine_tenths.mul_whole_ceil(2), 2); // 1.8, rounded up
+    /// let eight_tenths = Ratio::from_fraction(8, 10).unwrap(); // stored just above 0.8
+    /// assert_eq!(eight_tenths.mul_whole_ceil(10), 8); // 8.00001 is 8, not 9
+    /// ```
+    pub const fn mul_whole_ceil(self, value: u32) -> u32 {
+        let (product, tolerance) = self.product(value);
+        saturate((product.saturating_sub(tolerance) + 0xffff) >> 16)
+    }
+
+    /// `value × self` in 1/65536ths, and the error the stored factor can have put into it, in
+    /// the same units (see `mul_whole_floor`): the product plus its tolerance, rounded down, and
+    /// less its tolerance, rounded up, are the two snapped products. A 32 × 32-bit product: no
+    /// 128-bit arithmetic on a microcontroller.
+    const fn product(self, value: u32) -> (u64, u64) {
+        let tolerance = value.div_ceil(2);
+        let tolerance = if tolerance > 0x7fff {
+            0x7fff
+        } else {
+            tolerance
+        };
+        (value as u64 * self.0 as u64, tolerance as u64)
+    }
+}
+
+/// `value`, or `u32::MAX` if it does not fit.
+const fn saturate(value: u64) -> u32 {
+    if value > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        value as u32
+    }
 }
 
 impl fmt::Display for Ratio {
@@ -136,6 +199,38 @@ mod tests {
         assert_eq!(Ratio::from_f32(0.5), Ratio::from_fraction(1, 2));
         assert_eq!(Ratio::from_f32(2.0), Ok(Ratio::from_int(2)));
         assert_eq!(Ratio::from_f32(0.9).unwrap().to_f32(), 58_982.0 / 65_536.0);
+    }
+
+    /// Every product `limit × k/10` that is whole, for limits 1–64: 104 of them, 36 of which a
+    /// plain rounded-down product gets one low (every one with 0.2, 0.4, 0.7 or 0.9, which are
+    /// stored just below their value).
+    #[test]
+    fn whole_products_land_on_their_value() {
+        let mut whole = 0;
+        let mut plain_low = 0;
+        for k in 1..10u32 {
+            let ratio = Ratio::from_fraction(k, 10).unwrap();
+            for limit in 1..=64u32 {
+                if limit * k % 10 != 0 {
+                    let (floor, ceil) = (limit * k / 10, limit * k / 10 + 1);
+                    assert_eq!(ratio.mul_whole_floor(limit), floor, "{limit} × 0.{k}");
+                    assert_eq!(ratio.mul_whole_ceil(limit), ceil, "{limit} × 0.{k}");
+                    continue;
+                }
+                whole += 1;
+                let exact = limit * k / 10;
+                plain_low += u32::from(ratio.mul_u64(u64::from(limit)) != u64::from(exact));
+                assert_eq!(ratio.mul_whole_floor(limit), exact, "{limit} × 0.{k}");
+                assert_eq!(ratio.mul_whole_ceil(limit), exact, "{limit} × 0.{k}");
+            }
+        }
+        assert_eq!((whole, plain_low), (104, 36));
+        assert_eq!(Ratio::from_fraction(9, 10).unwrap().mul_whole_floor(30), 27);
+        assert_eq!(Ratio::from_fraction(8, 10).unwrap().mul_whole_ceil(10), 8);
+        assert_eq!(Ratio::from_fraction(9, 10).unwrap().mul_whole_ceil(2), 2);
+        assert_eq!(Ratio::from_fraction(9, 10).unwrap().mul_whole_ceil(10), 9);
+        assert_eq!(Ratio::from_int(2).mul_whole_floor(u32::MAX), u32::MAX);
+        assert_eq!(Ratio::from_int(2).mul_whole_ceil(u32::MAX), u32::MAX);
     }
 
     #[test]

@@ -535,11 +535,13 @@ impl<V: LimitValue, const N: usize> Aimd<V, N> {
         if elapsed < self.hold_until {
             return Change::Unchanged;
         }
+        // The documented fraction of the limit, exactly: 0.9 of 2 needs 2 in flight, 0.8 of 10
+        // needs 8.
         let needed = self
             .config
             .growth_utilisation
-            .mul_u64(u64::from(self.limit.whole()));
-        if u64::from(sample.admission.in_flight) < needed {
+            .mul_whole_ceil(self.limit.whole());
+        if sample.admission.in_flight < needed {
             return Change::Unchanged;
         }
         let grown = self

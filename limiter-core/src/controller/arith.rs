@@ -25,7 +25,9 @@ pub trait LimitValue: Copy + Debug + PartialEq + sealed::Sealed {
     /// `self + step / max(self, 1)`: one additive-increase step.
     #[must_use]
     fn grow(self, step: Ratio) -> Self;
-    /// `self × backoff`: one multiplicative decrease.
+    /// `self × backoff`: one multiplicative decrease. A product within the factor's
+    /// representation error of a whole number is that whole number (the rule of
+    /// [`Ratio::mul_whole_floor`]): 30 × 0.9 is 27, not the 26.9998 that 0.9's 16.16 bits give.
     #[must_use]
     fn shrink(self, backoff: Ratio) -> Self;
     /// The value clamped to `[min, max]`.
@@ -97,8 +99,26 @@ impl LimitValue for F32 {
     }
     fn shrink(self, backoff: Ratio) -> Self {
         let b = backoff.to_f32();
+        let product = self.sum * b;
+        // The factor is off by at most 2^-17, and the product's rounding by one unit in 2^23 of
+        // it; a product that close to a whole number is that number, with nothing owed.
+        let tolerance = self.sum * (1.0 / 131_072.0) + product * f32::EPSILON;
+        if (0.0..4_294_967_040.0).contains(&product) {
+            let nearest = (product + 0.5) as u32 as f32;
+            let off = if product > nearest {
+                product - nearest
+            } else {
+                nearest - product
+            };
+            if off <= tolerance {
+                return F32 {
+                    sum: nearest,
+                    carry: 0.0,
+                };
+            }
+        }
         F32 {
-            sum: self.sum * b,
+            sum: product,
             carry: self.carry * b,
         }
     }
@@ -143,6 +163,9 @@ impl Q32 {
     }
 }
 
+/// One in [`Q32`].
+const Q32_WHOLE: u64 = 1 << 32;
+
 impl LimitValue for Q32 {
     fn from_u32(n: u32) -> Self {
         Q32::from_whole(n)
@@ -163,11 +186,22 @@ impl LimitValue for Q32 {
         let b = u64::from(backoff.to_bits());
         let (hi, lo) = (self.0 >> 32, self.0 & 0xffff_ffff);
         let high = hi.checked_mul(b).filter(|&p| p < 1 << 48).map(|p| p << 16);
-        match high {
-            Some(high) => Q32(high.saturating_add((lo * b) >> 16)),
+        let Some(high) = high else {
             // backoff ≥ 1 on a huge limit: only possible with an unvalidated Ratio.
-            None => Q32(u64::MAX),
-        }
+            return Q32(u64::MAX);
+        };
+        let product = high.saturating_add((lo * b) >> 16);
+        // The factor is off by at most 2^-17, so the product by at most self × 2^-17 (plus the
+        // unit the shift drops): that close to a whole number, it is that number. `near` is the
+        // largest whole number at most `tolerance` above the product; it is the answer if it is
+        // also at most `tolerance` below.
+        let tolerance = ((self.0 >> 17) + 1).min(Q32_WHOLE / 2 - 1);
+        let near = product.saturating_add(tolerance) & !(Q32_WHOLE - 1);
+        Q32(if near.saturating_add(tolerance) >= product {
+            near
+        } else {
+            product
+        })
     }
     fn clamp_to(self, min: u32, max: u32) -> Self {
         Q32(self
@@ -217,6 +251,37 @@ mod tests {
         }
         let (f, q) = grow_both(1_000, 50_000);
         assert!(f.to_q16().abs_diff(q.to_q16()) < 256, "{f:?} vs {q:?}");
+    }
+
+    /// A cut whose exact product is whole lands on it, in both representations, and leaves no
+    /// fraction behind: limits 1–64 by 0.8 and 0.9 (0.8 is stored just above its value, 0.9 just
+    /// below).
+    #[test]
+    fn whole_cuts_land_exactly() {
+        for (k, stored) in [(8u32, 52_429u32), (9, 58_982)] {
+            let ratio = Ratio::from_fraction(k, 10).unwrap();
+            assert_eq!(ratio.to_bits(), stored);
+            for limit in 1..=64u32 {
+                let (f, q) = (
+                    F32::from_u32(limit).shrink(ratio),
+                    Q32::from_u32(limit).shrink(ratio),
+                );
+                if limit * k % 10 == 0 {
+                    let exact = limit * k / 10;
+                    assert_eq!(q, Q32::from_u32(exact), "Q32 {limit} × 0.{k}");
+                    assert_eq!(f, F32::from_u32(exact), "F32 {limit} × 0.{k}");
+                } else {
+                    assert_eq!(q.whole(), limit * k / 10, "Q32 {limit} × 0.{k}");
+                    assert_eq!(f.whole(), limit * k / 10, "F32 {limit} × 0.{k}");
+                }
+            }
+        }
+        let nine_tenths = Ratio::from_fraction(9, 10).unwrap();
+        assert_eq!(Q32::from_u32(30).shrink(nine_tenths).whole(), 27);
+        assert_eq!(F32::from_u32(30).shrink(nine_tenths).whole(), 27);
+        // A fraction that is not near a whole number is kept: 30.5 × 0.9 = 27.45.
+        let q = Q32(30 << 32 | 1 << 31).shrink(nine_tenths);
+        assert_eq!((q.whole(), q.to_q16() & 0xffff > 29_000), (27, true));
     }
 
     #[test]

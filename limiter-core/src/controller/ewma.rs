@@ -45,7 +45,7 @@ impl Default for EwmaConfig {
             max: 64,
             alpha: Ratio::from_bits(26_215), // 0.4 (0.400009: products land on round numbers)
             deviation_scale: Ratio::from_bits(163_840), // 2.5
-            decrease: Ratio::from_bits(58_983), // 0.9 (0.900009)
+            decrease: Ratio::from_bits(58_982), // 0.9 (cuts land on whole products: Ratio::mul_whole_floor)
         }
     }
 }
@@ -105,11 +105,14 @@ struct Interval {
     pushed_back: bool,
     /// A request was admitted with the limit fully used.
     reached_limit: bool,
+    /// Samples of any outcome but `Ignore`.
+    completions: u32,
 }
 
 /// The EWMA-deviation controller (Vector's adaptive request concurrency). Integer state only.
 ///
-/// One adjustment per interval of about one mean round trip:
+/// One adjustment per interval of about one mean round trip (and at most one limit's worth of
+/// completions, so no single sample can stretch an interval):
 /// - **down** by `decrease` (at least one) when an overload outcome from a request admitted
 ///   since the last cut arrived, or the interval's mean latency exceeded the long-run mean plus
 ///   `deviation_scale` standard deviations;
@@ -193,7 +196,7 @@ impl EwmaDeviation {
             _ => false,
         };
         let change = if interval.pushed_back || too_slow {
-            let cut = self.config.decrease.mul_u64(u64::from(self.limit)) as u32;
+            let cut = self.config.decrease.mul_whole_floor(self.limit);
             let cut = cut.min(self.limit.saturating_sub(1)).max(self.config.min);
             self.epoch = Epoch(self.epoch.0.wrapping_add(1));
             self.decreases = self.decreases.wrapping_add(1);
@@ -252,9 +255,17 @@ impl Controller for EwmaDeviation {
         if sample.admission.in_flight >= self.limit {
             self.interval.reached_limit = true;
         }
-        // An interval lasts one long-run mean latency (the first one, a single sample).
+        self.interval.completions = self.interval.completions.saturating_add(1);
+        // An interval lasts one long-run mean latency (the first one, a single sample), or one
+        // limit's worth of completions, whichever ends first. Without the count, one absurd
+        // latency (an hour, or a sample admitted at 0 and completed at `Instant::MAX`) would make
+        // the mean, and so the interval, that long, and every overload after it would wait for
+        // it; with the count, overloads act within a limit's worth of samples whatever came
+        // before, and the inflated mean decays by `alpha` each interval.
         let length = self.mean.unwrap_or(0);
-        let change = if now.saturating_sub(self.interval.started) >= length {
+        let change = if now.saturating_sub(self.interval.started) >= length
+            || self.interval.completions >= self.limit
+        {
             self.adjust(now)
         } else {
             Change::Unchanged
