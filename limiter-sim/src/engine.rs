@@ -4,12 +4,18 @@
 //! resumed when its `Acquire` future is woken, exactly as an executor would. Time is the core's
 //! [`ManualClock`], moved from event to event, so a run is deterministic for a seed and takes
 //! no wall time.
+//!
+//! The cost of an event does not grow with the number of clients: only clients whose waiters
+//! were woken are resumed, only the client whose call ended can have a new limit (and every
+//! client when the oracle's capacity changes), and the limits of all clients are sampled at a
+//! fixed period rather than at every event.
 
 use std::collections::{BTreeMap, BinaryHeap};
+use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
@@ -17,65 +23,63 @@ use limiter_core::{
     Acquire, AcquireScoped, Clock, Gate, Instant, ManualClock, NoopRawMutex, Outcome, Permit,
     QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
 };
-use serde::Serialize;
 
 use crate::limiter::{Limiter, SimController};
+use crate::load::Load;
+use crate::metrics::{Metrics, Recorder};
 use crate::rng::Rng;
-use crate::upstream::{Reply, Upstream};
+use crate::upstream::{CallEnd, CallStart, Ending, Reply, Share, Upstream};
 
 /// Waiting requests each gate can hold; arrivals beyond are rejected (counted in
 /// [`Metrics::rejected`]), as a real service would shed them.
 const QUEUE: usize = 4_096;
 
+/// How long after the last load stops every call must have ended: past it a run is stopped as
+/// [`RunError::Undrained`].
+const DRAIN_LIMIT_US: u64 = 600_000_000;
+
 type SimGate<'c> = Gate<NoopRawMutex, SimController, &'c ManualClock, QUEUE>;
 
-/// Who calls.
-#[derive(Clone, Debug)]
-pub enum Load {
-    /// Open loop: `per_tick` calls every `tick_us`, until `until_us`, whatever happens to them.
-    Open {
-        /// Calls per tick.
-        per_tick: u32,
-        /// The tick, µs.
-        tick_us: u64,
-        /// When arrivals stop, µs.
-        until_us: u64,
-    },
-    /// Open loop with Poisson arrivals: `rate_per_s` on average (exponential gaps), until
-    /// `until_us`.
-    Poisson {
-        /// Mean arrivals per second.
-        rate_per_s: f64,
-        /// When arrivals stop, µs.
-        until_us: u64,
-    },
-    /// Closed loop: `workers` callers, each calling again as soon as its call ends, until
-    /// `until_us` (a backlog that never runs dry).
-    Closed {
-        /// Concurrent callers.
-        workers: u32,
-        /// When callers stop, µs.
-        until_us: u64,
-    },
+/// Who calls, and how: a load per client (each client has its own limiter), a retry policy, a
+/// ceiling over all clients and the clients' timeout.
+#[derive(Clone, Debug, Default)]
+pub struct Clients {
+    /// One load per client.
+    pub loads: Vec<Load>,
+    /// Whether and how failed calls are retried.
+    pub retry: Option<Retry>,
+    /// A fixed ceiling over all clients (hierarchical admission: each call takes its client's
+    /// permit, then the ceiling's), if any.
+    pub global: Option<u32>,
+    /// The clients' timeout, µs: a call that has not ended by then ends as a timeout. `None`:
+    /// the clients wait for every answer (an upstream that never answers is then an error).
+    pub timeout_us: Option<u64>,
 }
 
-impl Load {
-    /// Whether a caller of this load, done with a call at `now`, makes another.
-    fn calls_again(&self, now: u64) -> bool {
-        matches!(self, Load::Closed { until_us, .. } if now < *until_us)
-    }
-
-    fn until_us(&self) -> u64 {
-        match self {
-            Load::Open { until_us, .. }
-            | Load::Poisson { until_us, .. }
-            | Load::Closed { until_us, .. } => *until_us,
+impl Clients {
+    /// These loads, no retries, no ceiling, no timeout.
+    pub fn new(loads: Vec<Load>) -> Self {
+        Clients {
+            loads,
+            ..Clients::default()
         }
     }
+
+    /// The same clients with a timeout of `timeout_us`.
+    #[must_use]
+    pub fn timeout(mut self, timeout_us: u64) -> Self {
+        self.timeout_us = Some(timeout_us);
+        self
+    }
+
+    /// When the last load stops, µs.
+    pub fn until_us(&self) -> u64 {
+        self.loads.iter().map(|l| l.stop_us).max().unwrap_or(0)
+    }
 }
 
-/// How failed calls (429, timeout) are retried. Retries go through the limiter like first
-/// attempts.
+/// How failed calls (429, 503, timeout, failure) are retried. Retries go through the limiter
+/// like first attempts.
 #[derive(Clone, Debug)]
 pub struct Retry {
     /// Attempts per call, the first included.
@@ -87,130 +91,119 @@ pub struct Retry {
     pub budget: Option<Ratio>,
 }
 
-/// What one run measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct Metrics {
-    /// Calls served.
-    pub ok: u64,
-    /// Calls refused with 429.
-    pub throttled: u64,
-    /// Calls that timed out.
-    pub timed_out: u64,
-    /// Calls the limiter turned away because its queue of waiters was full.
-    pub rejected: u64,
-    /// Attempts that were retries.
-    pub retries: u64,
-    /// All attempts per first attempt (1 without retries).
-    pub retry_amplification: f64,
-    /// Calls served per second, over the whole run (the load, then the drain of what it left).
-    pub throughput_per_s: f64,
-    /// Service time of served calls (admission to answer), percentiles, ms.
-    pub p50_ms: f64,
-    /// 95th percentile, ms.
-    pub p95_ms: f64,
-    /// 99th percentile, ms.
-    pub p99_ms: f64,
-    /// Time spent queued in the limiter, 95th percentile, ms.
-    pub wait_p95_ms: f64,
-    /// The limit, averaged over time while the load ran (and over clients).
-    pub limit_mean: f64,
-    /// Its standard deviation over time.
-    pub limit_sd: f64,
-    /// The limit at the end of the load (averaged over clients).
-    pub final_limit: u32,
-    /// Cuts of the limit.
-    pub decreases: u64,
-    /// When the last call ended, ms.
-    pub drained_at_ms: f64,
-    /// Time to stabilise: from the last change of the true capacity (the oracle's limit, or the
-    /// start if it never changes) until the first client's limit stays within half and one and a
-    /// half times it, ms. A limit that never settles counts until the load ends.
-    pub settle_ms: f64,
-    /// Calls served, per client.
-    pub ok_per_client: Vec<u64>,
-    /// Jain's fairness index of the calls served per client: 1 when all got the same, 1/n
-    /// when one got everything.
-    pub fairness: f64,
-    /// With a global ceiling: the most calls ever inside it at once.
-    pub global_peak: Option<u32>,
-    /// Each client's limit at the end of the load.
-    pub final_limit_per_client: Vec<u32>,
-    /// The first client's limit over time: (µs, limit) at every change, while the load ran.
-    #[serde(skip)]
-    pub limit_series: Vec<(u64, u32)>,
-    /// Every served call: (completed at, service time), µs, in completion order.
-    #[serde(skip)]
-    pub served: Vec<(u64, u64)>,
+/// Why a run was stopped before it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// More events at one virtual instant than the scenario's callers can explain: a loop that
+    /// would never let time move (for instance errors answered in 0 ms to callers that call
+    /// again at once).
+    Runaway {
+        /// The instant, µs.
+        at_us: u64,
+        /// Events processed at it before the run was stopped.
+        events: u64,
+    },
+    /// Calls still in progress long after the last load stopped.
+    Undrained {
+        /// When the run was stopped, µs.
+        at_us: u64,
+    },
+    /// An upstream that never answers, with no client timeout to end the call.
+    NoAnswerWithoutTimeout,
 }
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Runaway { at_us, events } => write!(
+                f,
+                "runaway: {events} events at t = {:.3} s without time moving",
+                *at_us as f64 / 1e6
+            ),
+            RunError::Undrained { at_us } => write!(
+                f,
+                "calls still in progress at t = {:.3} s, long after the load stopped",
+                *at_us as f64 / 1e6
+            ),
+            RunError::NoAnswerWithoutTimeout => {
+                f.write_str("the upstream never answers and the clients have no timeout")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
     /// (client, call, how it ends)
-    Done(usize, u64, ReplyKey),
+    Done(usize, u64, EndKey),
     /// (client, call)
     Arrive(usize, u64),
 }
 
-/// [`Reply`] with an order, for the event heap.
+/// [`Ending`] with an order, for the event heap.
 #[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
-enum ReplyKey {
+enum EndKey {
     Ok,
     Throttled(Option<u64>),
+    Unavailable,
     Timeout,
+    Failed,
+    GaveUp,
 }
 
-/// One waiter's waker: marks the waiter, and counts a wakeup for its client so that clients
-/// nobody woke are not scanned.
+impl EndKey {
+    fn ending(self) -> Ending {
+        match self {
+            EndKey::Ok => Ending::Answered(Reply::Ok),
+            EndKey::Throttled(retry_after_us) => {
+                Ending::Answered(Reply::Throttled { retry_after_us })
+            }
+            EndKey::Unavailable => Ending::Answered(Reply::Unavailable),
+            EndKey::Timeout => Ending::Answered(Reply::Timeout),
+            EndKey::Failed => Ending::Answered(Reply::Failed),
+            EndKey::GaveUp => Ending::TimedOut,
+        }
+    }
+}
+
+/// The clients with woken waiters, each listed once until it is resumed.
+#[derive(Default)]
+struct WokenClients(Mutex<Vec<usize>>);
+
+impl WokenClients {
+    fn push(&self, client: usize) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(client);
+    }
+
+    fn take(&self) -> Vec<usize> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// One client's wake-up state: whether it is listed in [`WokenClients`].
+struct ClientWake {
+    client: usize,
+    listed: AtomicBool,
+    list: Arc<WokenClients>,
+}
+
+/// One waiter's waker: marks the waiter, and lists its client once.
 struct Flag {
     set: AtomicBool,
-    client_wakeups: Arc<AtomicUsize>,
+    client: Arc<ClientWake>,
 }
 
 impl Wake for Flag {
     fn wake(self: Arc<Self>) {
         self.set.store(true, Ordering::SeqCst);
-        self.client_wakeups.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// Time-weighted mean and variance of the limit.
-#[derive(Default)]
-struct LimitTrace {
-    last: (u64, u32),
-    sum: f64,
-    sum_sq: f64,
-    span: f64,
-}
-
-impl LimitTrace {
-    fn starting_at(limit: u32) -> Self {
-        LimitTrace {
-            last: (0, limit),
-            ..LimitTrace::default()
+        if !self.client.listed.swap(true, Ordering::SeqCst) {
+            self.client.list.push(self.client.client);
         }
-    }
-
-    fn observe(&mut self, now: u64, limit: u32, until: u64) {
-        let end = now.min(until);
-        if end > self.last.0 {
-            let dt = (end - self.last.0) as f64;
-            let l = f64::from(self.last.1);
-            self.sum += l * dt;
-            self.sum_sq += l * l * dt;
-            self.span += dt;
-        }
-        self.last = (now, limit);
-    }
-
-    fn mean_sd(&self) -> (f64, f64) {
-        if self.span == 0.0 {
-            return (f64::from(self.last.1), 0.0);
-        }
-        let mean = self.sum / self.span;
-        (
-            mean,
-            (self.sum_sq / self.span - mean * mean).max(0.0).sqrt(),
-        )
     }
 }
 
@@ -271,7 +264,7 @@ enum Arrival<'g, 'c> {
     Rejected,
 }
 
-/// One client's calls in each state, and what they measured.
+/// One client's calls in each state.
 struct Calls<'g, 'c> {
     client: usize,
     gate: &'g SimGate<'c>,
@@ -280,25 +273,52 @@ struct Calls<'g, 'c> {
     arrived: BTreeMap<u64, u64>,
     waiting: BTreeMap<u64, (Waiting<'g, 'c>, Arc<Flag>)>,
     running: BTreeMap<u64, (Ticket<'g, 'c>, u64)>,
-    throttled: u64,
-    timed_out: u64,
-    rejected: u64,
     /// The retry budget, if the scenario has one.
     budget: Option<RetryBudget>,
-    /// Wakeups of this client's waiters not yet acted on.
-    wakeups: Arc<AtomicUsize>,
+    wake: Arc<ClientWake>,
     /// Attempt number of each call in progress (1 for a first attempt).
     attempt: BTreeMap<u64, u32>,
+    /// First attempts scheduled so far (the load's count bounds them).
+    issued: u64,
+    /// Arrivals scheduled and not yet arrived (first attempts and retries).
+    pending: u64,
     first_attempts: u64,
     retries: u64,
-    /// (completed at, service time) of each served call.
-    served: Vec<(u64, u64)>,
-    waits: Vec<u64>,
 }
 
 impl<'g, 'c> Calls<'g, 'c> {
+    fn new(
+        client: usize,
+        gate: &'g SimGate<'c>,
+        global: Option<&'g SimGate<'c>>,
+        retry: Option<&Retry>,
+        woken: &Arc<WokenClients>,
+    ) -> Self {
+        Calls {
+            client,
+            gate,
+            global,
+            arrived: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            running: BTreeMap::new(),
+            budget: retry.and_then(|r| r.budget).map(|ratio| {
+                RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
+            }),
+            wake: Arc::new(ClientWake {
+                client,
+                listed: AtomicBool::new(false),
+                list: Arc::clone(woken),
+            }),
+            attempt: BTreeMap::new(),
+            issued: 0,
+            pending: 0,
+            first_attempts: 0,
+            retries: 0,
+        }
+    }
+
     /// A call arrives: admitted at once, queued in the gate, or turned away by a full queue.
-    fn arrive(&mut self, id: u64, now: u64) -> Arrival<'g, 'c> {
+    fn arrive(&mut self, id: u64, now: u64, rec: &mut Recorder) -> Arrival<'g, 'c> {
         self.arrived.insert(id, now);
         if let std::collections::btree_map::Entry::Vacant(first) = self.attempt.entry(id) {
             first.insert(1);
@@ -309,7 +329,7 @@ impl<'g, 'c> Calls<'g, 'c> {
         }
         let flag = Arc::new(Flag {
             set: AtomicBool::new(false),
-            client_wakeups: Arc::clone(&self.wakeups),
+            client: Arc::clone(&self.wake),
         });
         let mut acquire = match self.global {
             Some(global) => Waiting::Scoped(acquire_scoped(self.gate, global)),
@@ -322,7 +342,7 @@ impl<'g, 'c> Calls<'g, 'c> {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
                 self.attempt.remove(&id);
-                self.rejected += 1;
+                rec.rejected(self.client);
                 Arrival::Rejected
             }
             Poll::Pending => {
@@ -330,6 +350,11 @@ impl<'g, 'c> Calls<'g, 'c> {
                 Arrival::Queued
             }
         }
+    }
+
+    /// Whether the client still has a call to make, waiting or in progress.
+    fn has_work(&self) -> bool {
+        self.pending > 0 || !self.waiting.is_empty() || !self.running.is_empty()
     }
 
     /// When the failed `attempt` is tried again, if the policy and its budget allow.
@@ -348,34 +373,41 @@ impl<'g, 'c> Calls<'g, 'c> {
     }
 
     /// A call ends: its outcome goes to the limiter through its permit.
-    fn end(&mut self, id: u64, reply: ReplyKey, now: u64) {
+    fn end(&mut self, id: u64, end: EndKey, now: u64, rec: &mut Recorder) {
         let (ticket, started) = self.running.remove(&id).expect("a running call");
-        let verdict = match reply {
-            ReplyKey::Ok => {
-                self.served.push((now, now - started));
+        let verdict = match end {
+            EndKey::Ok => {
+                rec.served(self.client, now, now - started);
                 Verdict::new(Outcome::Success)
             }
-            ReplyKey::Throttled(hint) => {
-                self.throttled += 1;
+            EndKey::Throttled(hint) => {
+                rec.throttled(self.client);
                 let verdict = Verdict::new(Outcome::Overload);
                 match hint {
                     Some(us) => verdict.retry_after(Duration::from_micros(us)),
                     None => verdict,
                 }
             }
-            ReplyKey::Timeout => {
-                self.timed_out += 1;
+            EndKey::Unavailable => {
+                rec.throttled(self.client);
                 Verdict::new(Outcome::Overload)
+            }
+            EndKey::Timeout | EndKey::GaveUp => {
+                rec.timed_out(self.client);
+                Verdict::new(Outcome::Overload)
+            }
+            EndKey::Failed => {
+                rec.failed(self.client);
+                Verdict::new(Outcome::Ignore)
             }
         };
         ticket.record(verdict);
     }
 
-    /// Resumes every waiter the gate woke, oldest first; each must come out admitted.
+    /// Resumes every waiter the gate woke, oldest first; each must come out admitted or queued
+    /// again (admitted by its own gate, now waiting for the global one).
     fn resume_woken(&mut self) -> Vec<(u64, Ticket<'g, 'c>)> {
-        if self.wakeups.swap(0, Ordering::SeqCst) == 0 {
-            return Vec::new();
-        }
+        self.wake.listed.store(false, Ordering::SeqCst);
         let woken: Vec<u64> = self
             .waiting
             .iter()
@@ -386,12 +418,11 @@ impl<'g, 'c> Calls<'g, 'c> {
             .into_iter()
             .filter_map(|id| {
                 let (mut acquire, flag) = self.waiting.remove(&id).expect("waiting");
+                flag.set.store(false, Ordering::SeqCst);
                 let waker = Waker::from(Arc::clone(&flag));
                 match acquire.poll(&waker) {
                     Poll::Ready(Ok(ticket)) => Some((id, ticket)),
-                    // Admitted by its own gate, now waiting for the global one: queued again.
                     Poll::Pending => {
-                        flag.set.store(false, Ordering::SeqCst);
                         self.waiting.insert(id, (acquire, flag));
                         None
                     }
@@ -400,77 +431,168 @@ impl<'g, 'c> Calls<'g, 'c> {
             })
             .collect()
     }
-
-    /// An admitted call goes to the upstream.
-    fn start(
-        &mut self,
-        (id, ticket): (u64, Ticket<'g, 'c>),
-        now: u64,
-        upstream: &mut dyn Upstream,
-        rng: &mut Rng,
-        events: &mut Events,
-    ) {
-        self.waits
-            .push(now - self.arrived.remove(&id).expect("arrived"));
-        let call = upstream.start(now, self.client, rng);
-        let key = match call.reply {
-            Reply::Ok => ReplyKey::Ok,
-            Reply::Throttled { retry_after_us } => ReplyKey::Throttled(retry_after_us),
-            Reply::Timeout => ReplyKey::Timeout,
-        };
-        self.running.insert(id, (ticket, now));
-        events.push(now + call.duration_us, Event::Done(self.client, id, key));
-    }
 }
 
-impl<'g, 'c> Calls<'g, 'c> {
-    fn new(
-        client: usize,
-        gate: &'g SimGate<'c>,
-        global: Option<&'g SimGate<'c>>,
-        retry: Option<&Retry>,
-    ) -> Self {
-        Calls {
-            client,
-            gate,
-            global,
-            arrived: BTreeMap::new(),
-            waiting: BTreeMap::new(),
-            running: BTreeMap::new(),
-            throttled: 0,
-            timed_out: 0,
-            rejected: 0,
-            wakeups: Arc::new(AtomicUsize::new(0)),
-            budget: retry.and_then(|r| r.budget).map(|ratio| {
-                RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
-            }),
-            attempt: BTreeMap::new(),
-            first_attempts: 0,
-            retries: 0,
-            served: Vec::new(),
-            waits: Vec::new(),
+/// The run's mutable state besides the clients.
+struct World<'u> {
+    upstream: &'u mut dyn Upstream,
+    rng: Rng,
+    events: Events,
+    next_id: u64,
+    timeout_us: Option<u64>,
+}
+
+impl World<'_> {
+    /// Schedules an arrival of `calls`' client at `at`; returns its id.
+    fn schedule(&mut self, calls: &mut Calls<'_, '_>, at: u64) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        calls.pending += 1;
+        self.events.push(at, Event::Arrive(calls.client, id));
+        id
+    }
+
+    /// A call arrives at its client's gate.
+    fn arrive(
+        &mut self,
+        calls: &mut Calls<'_, '_>,
+        id: u64,
+        load: &Load,
+        now: u64,
+        rec: &mut Recorder,
+    ) -> Result<(), RunError> {
+        calls.pending -= 1;
+        match calls.arrive(id, now, rec) {
+            Arrival::Admitted(ticket) => self.start(calls, (id, ticket), now, rec)?,
+            // A closed-loop caller turned away tries again a moment later.
+            Arrival::Rejected if load.calls_again(now, calls.issued) => {
+                self.schedule(calls, now + 1_000);
+                calls.issued += 1;
+            }
+            Arrival::Rejected | Arrival::Queued => {}
         }
+        Ok(())
+    }
+
+    /// A release or an oracle raise may have woken waiters of any client (through the ceiling,
+    /// of another client than the event's): resumes them until none is left.
+    fn resume(
+        &mut self,
+        woken: &WokenClients,
+        calls: &mut [Calls<'_, '_>],
+        now: u64,
+        rec: &mut Recorder,
+    ) -> Result<(), RunError> {
+        loop {
+            let mut listed = woken.take();
+            if listed.is_empty() {
+                return Ok(());
+            }
+            // In client order, whatever order the wakes came in: runs do not depend on it.
+            listed.sort_unstable();
+            for client in listed {
+                for call in calls[client].resume_woken() {
+                    self.start(&mut calls[client], call, now, rec)?;
+                }
+            }
+        }
+    }
+
+    /// A call ends: the upstream and the limiter hear of it, then what follows (a retry, or the
+    /// closed-loop caller's next call).
+    fn end(
+        &mut self,
+        calls: &mut Calls<'_, '_>,
+        (id, end): (u64, EndKey),
+        clients: &Clients,
+        now: u64,
+        rec: &mut Recorder,
+    ) {
+        let client = calls.client;
+        self.upstream.end(&CallEnd {
+            id,
+            client,
+            at_us: now,
+            ending: end.ending(),
+        });
+        rec.ended(client, now);
+        calls.end(id, end, now, rec);
+        let attempt = calls.attempt.remove(&id).unwrap_or(1);
+        let retry_at = match &clients.retry {
+            Some(policy) if end != EndKey::Ok => {
+                calls.retry_at(policy, attempt, now, &mut self.rng)
+            }
+            _ => None,
+        };
+        if let Some(at) = retry_at {
+            let retry = self.schedule(calls, at);
+            calls.attempt.insert(retry, attempt + 1);
+        } else if clients.loads[client].calls_again(now, calls.issued) {
+            self.schedule(calls, now);
+            calls.issued += 1;
+        }
+    }
+
+    /// An admitted call goes to the upstream.
+    fn start<'g, 'c>(
+        &mut self,
+        calls: &mut Calls<'g, 'c>,
+        (id, ticket): (u64, Ticket<'g, 'c>),
+        now: u64,
+        rec: &mut Recorder,
+    ) -> Result<(), RunError> {
+        let waited = now - calls.arrived.remove(&id).expect("arrived");
+        rec.started(calls.client, now, waited);
+        let start = CallStart {
+            id,
+            client: calls.client,
+            at_us: now,
+        };
+        let call = self.upstream.start(&start, &mut self.rng);
+        let answered = match call.reply {
+            Reply::Ok => EndKey::Ok,
+            Reply::Throttled { retry_after_us } => EndKey::Throttled(retry_after_us),
+            Reply::Unavailable => EndKey::Unavailable,
+            Reply::Timeout => EndKey::Timeout,
+            Reply::Failed => EndKey::Failed,
+            Reply::NoAnswer => EndKey::GaveUp,
+        };
+        let (after, end) = match (answered, self.timeout_us) {
+            (EndKey::GaveUp, None) => return Err(RunError::NoAnswerWithoutTimeout),
+            (EndKey::GaveUp, Some(timeout)) => (timeout, EndKey::GaveUp),
+            (_, Some(timeout)) if call.duration_us > timeout => (timeout, EndKey::GaveUp),
+            (end, _) => (call.duration_us, end),
+        };
+        calls.running.insert(id, (ticket, now));
+        self.events.push(
+            now.saturating_add(after),
+            Event::Done(calls.client, id, end),
+        );
+        Ok(())
     }
 }
 
 /// Runs one client per load against `upstream`, each through its own gate driven by its own
-/// instance of `limiter` (and, with `global`, through a fixed ceiling over all of them:
+/// instance of `limiter` (and, with a ceiling, through a fixed gate over all of them:
 /// hierarchical admission, the client's gate first), until every call ended.
+///
+/// # Errors
+///
+/// A [`RunError`] when the run cannot end: a runaway at one instant, calls that never drain, an
+/// upstream that never answers clients without a timeout.
 ///
 /// # Panics
 ///
 /// If the limiter's configuration is invalid.
 pub fn run(
-    loads: &[Load],
+    clients: &Clients,
     upstream: &mut dyn Upstream,
     limiter: &Limiter,
-    retry: Option<&Retry>,
-    global: Option<u32>,
     seed: u64,
-) -> Metrics {
+) -> Result<Metrics, RunError> {
+    let loads = &clients.loads;
     let clock = ManualClock::new();
-    let ceiling = global.map(|limit| ceiling_gate(limit, &clock));
-    let mut global_peak = 0u32;
+    let ceiling = clients.global.map(|limit| ceiling_gate(limit, &clock));
     let gates: Vec<Box<SimGate<'_>>> = loads
         .iter()
         .map(|_| {
@@ -478,116 +600,192 @@ pub fn run(
             Box::new(Gate::new(controller, &clock))
         })
         .collect();
-    let mut clients: Vec<Calls<'_, '_>> = gates
+    let woken = Arc::new(WokenClients::default());
+    let mut calls: Vec<Calls<'_, '_>> = gates
         .iter()
         .enumerate()
-        .map(|(i, g)| Calls::new(i, g, ceiling.as_ref(), retry))
+        .map(|(i, g)| Calls::new(i, g, ceiling.as_ref(), clients.retry.as_ref(), &woken))
         .collect();
-    let mut traces: Vec<LimitTrace> = gates
-        .iter()
-        .map(|g| LimitTrace::starting_at(g.limit()))
-        .collect();
-    let mut rng = Rng::new(seed);
-    let mut events = Events::default();
-    let until = loads.iter().map(Load::until_us).max().unwrap_or(0);
-    let mut next_id = schedule_arrivals(loads, &mut events, &mut rng);
-    let mut final_limits: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
-    let mut series: Vec<(u64, u32)> = Vec::new();
-    // (time, first client's limit, its oracle limit) after each event, while the load runs.
-    let mut against_capacity: Vec<(u64, u32, u32)> = Vec::new();
+    let until = clients.until_us();
+    let initial: Vec<u32> = gates.iter().map(|g| g.limit()).collect();
+    let mut rec = Recorder::new(loads, until, &initial);
+    let mut world = World {
+        upstream,
+        rng: Rng::new(seed),
+        events: Events::default(),
+        next_id: 0,
+        timeout_us: clients.timeout_us,
+    };
+    for (client, load) in loads.iter().enumerate() {
+        for at in load.first_arrivals(&mut world.rng) {
+            world.schedule(&mut calls[client], at);
+            calls[client].issued += 1;
+        }
+    }
+    let is_oracle = matches!(limiter, Limiter::Oracle);
+    let mut boundaries: Vec<u64> = loads.iter().flat_map(|l| [l.start_us, l.stop_us]).collect();
+    boundaries.sort_unstable();
+    let mut oracle_next = 0u64;
+    let mut guard = Guard::new(loads);
+    let mut global_peak = 0u32;
 
-    while let Some((now, event)) = events.pop() {
+    while let Some((now, event)) = world.events.pop() {
+        guard.check(now, until)?;
+        rec.advance(now);
         clock.set(Instant::from_micros(now));
-        if matches!(limiter, Limiter::Oracle) {
-            set_oracles(&gates, upstream, now);
+        if now >= oracle_next {
+            let oracles = Oracles {
+                loads,
+                calls: &calls,
+                gates: &gates,
+                boundaries: &boundaries,
+                set_gates: is_oracle,
+            };
+            oracle_next = oracles.update(world.upstream, now, &mut rec);
         }
+        let client = match event {
+            Event::Arrive(client, _) | Event::Done(client, _, _) => client,
+        };
         match event {
-            Event::Arrive(client, id) => {
-                match clients[client].arrive(id, now) {
-                    Arrival::Admitted(permit) => {
-                        clients[client].start((id, permit), now, upstream, &mut rng, &mut events);
-                    }
-                    // A closed-loop caller turned away tries again a moment later.
-                    Arrival::Rejected if loads[client].calls_again(now) => {
-                        events.push(now + 1_000, Event::Arrive(client, next_id));
-                        next_id += 1;
-                    }
-                    Arrival::Rejected | Arrival::Queued => {}
-                }
+            Event::Arrive(_, id) => {
+                world.arrive(&mut calls[client], id, &loads[client], now, &mut rec)?;
             }
-            Event::Done(client, id, reply) => {
-                upstream.end(client);
-                let next = Next {
-                    retry,
-                    load: &loads[client],
-                    now,
-                };
-                next.after(
-                    &mut clients[client],
-                    id,
-                    reply,
-                    &mut rng,
-                    &mut events,
-                    &mut next_id,
-                );
+            Event::Done(_, id, end) => {
+                world.end(&mut calls[client], (id, end), clients, now, &mut rec);
+                rec.limit(client, now, gates[client].limit());
             }
         }
-        resume_all(&mut clients, now, upstream, &mut rng, &mut events);
-        // The limits in force from now until the next event.
-        if now <= until {
-            for (last, gate) in final_limits.iter_mut().zip(&gates) {
-                *last = gate.limit();
-            }
-            record(
-                &mut series,
-                &mut against_capacity,
-                now,
-                final_limits[0],
-                || upstream.oracle_limit(now, 0, gates.len()),
-            );
-        }
-        for (trace, gate) in traces.iter_mut().zip(&gates) {
-            trace.observe(now, gate.limit(), until);
-        }
+        world.resume(&woken, &mut calls, now, &mut rec)?;
         if let Some(ceiling) = &ceiling {
             global_peak = global_peak.max(ceiling.in_flight());
         }
+        // A client past its stop with nothing left to do leaves the oracle's sharing.
+        if now >= loads[client].stop_us && !calls[client].has_work() {
+            oracle_next = oracle_next.min(now);
+        }
     }
     assert!(
-        clients
+        calls
             .iter()
             .all(|c| c.waiting.is_empty() && c.running.is_empty()),
         "calls left behind"
     );
-    let mut metrics = summarise(
-        &mut clients,
-        &mut traces,
-        &gates,
-        &final_limits,
-        until,
-        &clock,
-    );
-    series.push((until, final_limits[0]));
-    metrics.limit_series = series;
-    metrics.global_peak = global.map(|_| global_peak);
-    metrics.settle_ms = settle_time(&against_capacity);
-    metrics
+    let decreases = gates.iter().map(|g| g.snapshot().decreases).sum();
+    let first: u64 = calls.iter().map(|c| c.first_attempts).sum();
+    let retries: u64 = calls.iter().map(|c| c.retries).sum();
+    let mut m = rec.finish(clock.now().as_micros());
+    m.decreases = decreases;
+    m.retries = retries;
+    m.retry_amplification = (first + retries) as f64 / first.max(1) as f64;
+    m.global_peak = clients.global.map(|_| global_peak);
+    Ok(m)
 }
 
-/// Any client's gate (or the ceiling) may have woken waiters, of any client: a release, an
-/// oracle raise. Runs them all.
-fn resume_all(
-    clients: &mut [Calls<'_, '_>],
-    now: u64,
-    upstream: &mut dyn Upstream,
-    rng: &mut Rng,
-    events: &mut Events,
-) {
-    for calls in clients {
-        for call in calls.resume_woken() {
-            calls.start(call, now, upstream, rng, events);
+/// Stops a run that would never end (see [`RunError`]).
+struct Guard {
+    /// Events that one instant can legitimately hold: each caller's end, next call and retry,
+    /// many times over.
+    bound: u64,
+    instant: u64,
+    same: u64,
+}
+
+impl Guard {
+    fn new(loads: &[Load]) -> Self {
+        Guard {
+            bound: 10_000 + 64 * loads.iter().map(Load::callers).sum::<u64>(),
+            instant: u64::MAX,
+            same: 0,
         }
     }
+
+    /// An event at `now`, in a run whose load stops at `until`.
+    fn check(&mut self, now: u64, until: u64) -> Result<(), RunError> {
+        if now == self.instant {
+            self.same += 1;
+            if self.same > self.bound {
+                return Err(RunError::Runaway {
+                    at_us: now,
+                    events: self.same,
+                });
+            }
+        } else {
+            (self.instant, self.same) = (now, 1);
+        }
+        if now > until.saturating_add(DRAIN_LIMIT_US) {
+            return Err(RunError::Undrained { at_us: now });
+        }
+        Ok(())
+    }
+}
+
+/// What the oracle's limits depend on.
+struct Oracles<'a, 'g, 'c> {
+    loads: &'a [Load],
+    calls: &'a [Calls<'g, 'c>],
+    gates: &'a [Box<SimGate<'c>>],
+    boundaries: &'a [u64],
+    /// Whether the gates are the oracle's, to be set to its limits.
+    set_gates: bool,
+}
+
+impl Oracles<'_, '_, '_> {
+    /// Works the oracle's limits out at `now` (and sets them, for the oracle's run); returns
+    /// when they must be worked out again.
+    fn update(&self, upstream: &dyn Upstream, now: u64, rec: &mut Recorder) -> u64 {
+        let active: Vec<bool> = self
+            .loads
+            .iter()
+            .zip(self.calls)
+            .map(|(l, c)| now >= l.start_us && (now < l.stop_us || c.has_work()))
+            .collect();
+        let limits = oracle_limits(upstream, &active, now);
+        rec.oracle_of_first(now, limits[0]);
+        if self.set_gates {
+            for (i, (gate, &limit)) in self.gates.iter().zip(&limits).enumerate() {
+                gate.with_controller(|c| {
+                    if let SimController::Oracle(f) = c {
+                        f.set_limit(limit).expect("at least 1");
+                    }
+                });
+                rec.limit(i, now, gate.limit());
+            }
+        }
+        let boundary = self
+            .boundaries
+            .iter()
+            .copied()
+            .find(|&b| b > now)
+            .unwrap_or(u64::MAX);
+        upstream.oracle_steady_until(now).min(boundary)
+    }
+}
+
+/// Each client's oracle limit at `now`: its share of the dependency among the active clients
+/// (started, and within their load or still with calls to finish). An inactive client gets a
+/// share as if it were one more.
+fn oracle_limits(upstream: &dyn Upstream, active: &[bool], now: u64) -> Vec<u32> {
+    let count = active.iter().filter(|&&a| a).count();
+    let mut index = 0;
+    active
+        .iter()
+        .enumerate()
+        .map(|(client, &is_active)| {
+            let share = if is_active {
+                index += 1;
+                Share {
+                    index: index - 1,
+                    count,
+                }
+            } else {
+                Share {
+                    index: count,
+                    count: count + 1,
+                }
+            };
+            upstream.oracle_limit(now, client, share)
+        })
+        .collect()
 }
 
 /// The global ceiling: a fixed limit over every client.
@@ -598,210 +796,66 @@ fn ceiling_gate(limit: u32, clock: &ManualClock) -> SimGate<'_> {
     Gate::new(fixed, clock)
 }
 
-/// Notes the first client's limit at `now` (on change) and against its capacity.
-fn record(
-    series: &mut Vec<(u64, u32)>,
-    against_capacity: &mut Vec<(u64, u32, u32)>,
-    now: u64,
-    limit: u32,
-    oracle: impl FnOnce() -> u32,
-) {
-    if series.last().is_none_or(|&(_, l)| l != limit) {
-        series.push((now, limit));
-    }
-    against_capacity.push((now, limit, oracle()));
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::Call;
 
-/// See [`Metrics::settle_ms`].
-fn settle_time(trace: &[(u64, u32, u32)]) -> f64 {
-    let changed = trace
-        .windows(2)
-        .filter(|w| w[0].2 != w[1].2)
-        .map(|w| w[1].0)
-        .next_back()
-        .unwrap_or(0);
-    let outside = |&&(_, limit, oracle): &&(u64, u32, u32)| {
-        let (l, o) = (f64::from(limit), f64::from(oracle));
-        l < 0.5 * o || l > 1.5 * o
-    };
-    let last_outside = trace
-        .iter()
-        .filter(|e| e.0 >= changed)
-        .filter(outside)
-        .map(|e| e.0)
-        .next_back()
-        .unwrap_or(changed);
-    (last_outside - changed) as f64 / 1e3
-}
+    /// Answers every call with a 503 in no time at all.
+    struct Instant503;
 
-/// What follows a call's end: a retry, or the closed-loop caller's next call.
-struct Next<'a> {
-    retry: Option<&'a Retry>,
-    load: &'a Load,
-    now: u64,
-}
-
-impl Next<'_> {
-    fn after(
-        &self,
-        calls: &mut Calls<'_, '_>,
-        id: u64,
-        reply: ReplyKey,
-        rng: &mut Rng,
-        events: &mut Events,
-        next_id: &mut u64,
-    ) {
-        calls.end(id, reply, self.now);
-        let attempt = calls.attempt.remove(&id).unwrap_or(1);
-        let retry_at = match self.retry {
-            Some(policy) if reply != ReplyKey::Ok => calls.retry_at(policy, attempt, self.now, rng),
-            _ => None,
-        };
-        if let Some(at) = retry_at {
-            events.push(at, Event::Arrive(calls.client, *next_id));
-            calls.attempt.insert(*next_id, attempt + 1);
-            *next_id += 1;
-        } else if self.load.calls_again(self.now) {
-            events.push(self.now, Event::Arrive(calls.client, *next_id));
-            *next_id += 1;
-        }
-    }
-}
-
-/// Sets each oracle's limit to its client's fair share of the capacity at `now`.
-fn set_oracles(gates: &[Box<SimGate<'_>>], upstream: &dyn Upstream, now: u64) {
-    for (i, gate) in gates.iter().enumerate() {
-        let limit = upstream.oracle_limit(now, i, gates.len());
-        gate.with_controller(|c| {
-            if let SimController::Oracle(f) = c {
-                f.set_limit(limit).expect("at least 1");
-            }
-        });
-    }
-}
-
-/// Queues the first arrivals of every client; returns the next free call id.
-fn schedule_arrivals(loads: &[Load], events: &mut Events, rng: &mut Rng) -> u64 {
-    let mut next_id = 0u64;
-    for (client, load) in loads.iter().enumerate() {
-        match *load {
-            Load::Open {
-                per_tick,
-                tick_us,
-                until_us,
-            } => {
-                let tick = usize::try_from(tick_us.max(1)).unwrap_or(usize::MAX);
-                for t in (0..until_us).step_by(tick) {
-                    for _ in 0..per_tick {
-                        events.push(t, Event::Arrive(client, next_id));
-                        next_id += 1;
-                    }
-                }
-            }
-            Load::Poisson {
-                rate_per_s,
-                until_us,
-            } => {
-                if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
-                    continue; // no arrivals (and no endless loop on a negative rate)
-                }
-                let mean_gap_us = 1e6 / rate_per_s;
-                let mut t = rng.exponential(mean_gap_us);
-                while t < until_us as f64 {
-                    events.push(t as u64, Event::Arrive(client, next_id));
-                    next_id += 1;
-                    t += rng.exponential(mean_gap_us);
-                }
-            }
-            Load::Closed { workers, .. } => {
-                for _ in 0..workers {
-                    events.push(0, Event::Arrive(client, next_id));
-                    next_id += 1;
-                }
+    impl Upstream for Instant503 {
+        fn start(&mut self, _: &CallStart, _: &mut Rng) -> Call {
+            Call {
+                duration_us: 0,
+                reply: Reply::Unavailable,
             }
         }
+        fn end(&mut self, _: &CallEnd) {}
+        fn oracle_limit(&self, _: u64, _: usize, _: Share) -> u32 {
+            1
+        }
     }
-    next_id
-}
 
-/// Totals over every client.
-fn summarise(
-    clients: &mut [Calls<'_, '_>],
-    traces: &mut [LimitTrace],
-    gates: &[Box<SimGate<'_>>],
-    final_limits: &[u32],
-    until: u64,
-    clock: &ManualClock,
-) -> Metrics {
-    let mut served: Vec<(u64, u64)> = clients
-        .iter()
-        .flat_map(|c| c.served.iter().copied())
-        .collect();
-    served.sort_unstable();
-    let mut service: Vec<u64> = served.iter().map(|&(_, s)| s).collect();
-    let mut waits: Vec<u64> = clients
-        .iter()
-        .flat_map(|c| c.waits.iter().copied())
-        .collect();
-    service.sort_unstable();
-    waits.sort_unstable();
-    let (mut limit_mean, mut limit_sd) = (0.0, 0.0);
-    for (trace, gate) in traces.iter_mut().zip(gates) {
-        trace.observe(until, gate.limit(), until);
-        let (mean, sd) = trace.mean_sd();
-        limit_mean += mean / gates.len() as f64;
-        limit_sd += sd / gates.len() as f64;
+    #[test]
+    fn a_loop_that_never_lets_time_move_is_stopped() {
+        let clients = Clients::new(vec![Load::closed(8, 1_000_000)]);
+        let limiter = Limiter::Fixed(4);
+        let err = run(&clients, &mut Instant503, &limiter, 1).unwrap_err();
+        // 8 callers: 10,000 + 64 × 8 events at t = 0, then the run stops.
+        assert_eq!(
+            err,
+            RunError::Runaway {
+                at_us: 0,
+                events: 10_513
+            }
+        );
+        assert!(err.to_string().contains("runaway"));
     }
-    let ok_per_client: Vec<u64> = clients.iter().map(|c| c.served.len() as u64).collect();
-    let ok: u64 = ok_per_client.iter().sum();
-    Metrics {
-        ok,
-        throttled: clients.iter().map(|c| c.throttled).sum(),
-        timed_out: clients.iter().map(|c| c.timed_out).sum(),
-        rejected: clients.iter().map(|c| c.rejected).sum(),
-        retries: clients.iter().map(|c| c.retries).sum(),
-        retry_amplification: {
-            let first: u64 = clients.iter().map(|c| c.first_attempts).sum();
-            let retries: u64 = clients.iter().map(|c| c.retries).sum();
-            (first + retries) as f64 / first.max(1) as f64
-        },
-        throughput_per_s: ok as f64 / (until.max(clock.now().as_micros()) as f64 / 1e6),
-        p50_ms: percentile_ms(&service, 0.50),
-        p95_ms: percentile_ms(&service, 0.95),
-        p99_ms: percentile_ms(&service, 0.99),
-        wait_p95_ms: percentile_ms(&waits, 0.95),
-        limit_mean,
-        limit_sd,
-        final_limit: (final_limits.iter().map(|&l| u64::from(l)).sum::<u64>()
-            / final_limits.len().max(1) as u64) as u32,
-        decreases: gates.iter().map(|g| g.snapshot().decreases).sum(),
-        drained_at_ms: clock.now().as_micros() as f64 / 1e3,
-        settle_ms: 0.0,
-        fairness: jain(&ok_per_client),
-        ok_per_client,
-        global_peak: None,
-        final_limit_per_client: final_limits.to_vec(),
-        limit_series: Vec::new(),
-        served,
-    }
-}
 
-/// Jain's fairness index: (Σx)² / (n Σx²).
-fn jain(xs: &[u64]) -> f64 {
-    let sum: f64 = xs.iter().map(|&x| x as f64).sum();
-    let sum_sq: f64 = xs.iter().map(|&x| (x as f64) * (x as f64)).sum();
-    if sum_sq == 0.0 {
-        1.0
-    } else {
-        sum * sum / (xs.len() as f64 * sum_sq)
+    #[test]
+    fn a_server_that_never_answers_needs_a_client_timeout() {
+        struct Silent;
+        impl Upstream for Silent {
+            fn start(&mut self, _: &CallStart, _: &mut Rng) -> Call {
+                Call {
+                    duration_us: 0,
+                    reply: Reply::NoAnswer,
+                }
+            }
+            fn end(&mut self, _: &CallEnd) {}
+            fn oracle_limit(&self, _: u64, _: usize, _: Share) -> u32 {
+                1
+            }
+        }
+        let clients = Clients::new(vec![Load::closed(2, 10_000)]);
+        let limiter = Limiter::Fixed(2);
+        assert_eq!(
+            run(&clients, &mut Silent, &limiter, 1).unwrap_err(),
+            RunError::NoAnswerWithoutTimeout
+        );
+        let m = run(&clients.clone().timeout(3_000), &mut Silent, &limiter, 1).unwrap();
+        // Two callers, each call given up after 3 ms, from 0 until 10 ms: four rounds.
+        assert_eq!((m.ok, m.timed_out), (0, 8));
     }
-}
-
-/// Nearest-rank percentile of sorted µs values, in ms (0 for none).
-pub(crate) fn percentile_ms(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1] as f64 / 1e3
 }

@@ -1,18 +1,30 @@
 //! `limiter-sim`: runs the standard scenarios and prints how each limiter behaved.
 //!
 //! ```text
-//! limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--plot DIR] [--list]
+//! limiter-sim [--scenario NAME]... [--seed N] [--format table|json|markdown] [--plot DIR]
+//!             [--clients N] [--duration SECONDS] [--list]
 //! ```
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::path::PathBuf;
+use limiter_sim::scenario::{self, Params};
+use limiter_sim::{plot, report};
 
-use limiter_sim::{plot, report, scenario};
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Table,
+    Json,
+    Markdown,
+}
+
+const USAGE: &str = "usage: limiter-sim [--scenario NAME]... [--seed N] [--format table|json|markdown] \
+                     [--plot DIR] [--clients N] [--duration SECONDS] [--list]";
 
 fn main() -> ExitCode {
     let mut names = Vec::new();
-    let (mut seed, mut json, mut list) = (1u64, false, false);
+    let (mut seed, mut format, mut list) = (1u64, Format::Table, false);
+    let mut params = Params::default();
     let mut plot_dir: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -26,36 +38,53 @@ fn main() -> ExitCode {
                 None => return usage("--seed takes a number"),
             },
             "--format" => match args.next().as_deref() {
-                Some("json") => json = true,
-                Some("table") => json = false,
-                _ => return usage("--format is table or json"),
+                Some("json") => format = Format::Json,
+                Some("table") => format = Format::Table,
+                Some("markdown") => format = Format::Markdown,
+                _ => return usage("--format is table, json or markdown"),
             },
             "--plot" => match args.next() {
                 Some(dir) => plot_dir = Some(PathBuf::from(dir)),
                 None => return usage("--plot takes a directory"),
+            },
+            "--clients" => match args.next().and_then(|s| s.parse::<usize>().ok()) {
+                Some(n) if (1..=100_000).contains(&n) => params.clients = Some(n),
+                _ => return usage("--clients takes a number from 1 to 100000"),
+            },
+            "--duration" => match args.next().and_then(|s| s.parse::<f64>().ok()) {
+                Some(secs) if secs > 0.0 && secs <= 86_400.0 => {
+                    params.duration_us = Some((secs * 1e6) as u64);
+                }
+                _ => return usage("--duration takes seconds, more than 0 and at most 86400"),
             },
             "--list" => list = true,
             "--help" | "-h" => return usage(""),
             other => return usage(&format!("unknown argument {other}")),
         }
     }
-    let all = scenario::all();
+    let all = scenario::all(&params);
     if list {
         for s in &all {
-            println!("{:>18}  {}", s.name, s.about);
+            let aliases = if s.aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" (also {})", s.aliases.join(", "))
+            };
+            println!("{:>24}  {}{aliases}", s.name, s.about);
+            println!("{:>24}  oracle: {}", "", s.oracle);
         }
         return ExitCode::SUCCESS;
     }
-    if let Some(missing) = names.iter().find(|n| !all.iter().any(|s| s.name == **n)) {
+    if let Some(missing) = names.iter().find(|n| !all.iter().any(|s| s.is_named(n))) {
         return usage(&format!("no scenario {missing} (see --list)"));
     }
     let chosen = all
         .iter()
-        .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name));
+        .filter(|s| names.is_empty() || names.iter().any(|n| s.is_named(n)));
     let mut rows = Vec::new();
     for s in chosen {
         let r = report::rows(s, seed);
-        if !json {
+        if format == Format::Table {
             println!("{}", report::table(s, &r));
         }
         if let Some(dir) = &plot_dir {
@@ -71,14 +100,16 @@ fn main() -> ExitCode {
         }
         rows.extend(r);
     }
-    if json {
-        match serde_json::to_string_pretty(&rows) {
+    match format {
+        Format::Table => {}
+        Format::Markdown => print!("{}", report::markdown(&rows)),
+        Format::Json => match serde_json::to_string(&rows) {
             Ok(text) => println!("{text}"),
             Err(e) => {
                 eprintln!("limiter-sim: {e}");
                 return ExitCode::FAILURE;
             }
-        }
+        },
     }
     ExitCode::SUCCESS
 }
@@ -87,9 +118,7 @@ fn usage(problem: &str) -> ExitCode {
     if !problem.is_empty() {
         eprintln!("limiter-sim: {problem}");
     }
-    eprintln!(
-        "usage: limiter-sim [--scenario NAME]... [--seed N] [--format table|json] [--plot DIR] [--list]"
-    );
+    eprintln!("{USAGE}");
     if problem.is_empty() {
         ExitCode::SUCCESS
     } else {

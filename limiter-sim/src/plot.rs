@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use crate::engine::percentile_ms;
+use crate::metrics::percentile_ms;
 use crate::report::Row;
 use crate::scenario::Scenario;
 
@@ -23,7 +23,7 @@ const COLOURS: [RGBColor; 9] = [
 
 /// One line of a chart: its label, its points, its width.
 struct Line {
-    label: &'static str,
+    label: String,
     points: Vec<(f64, f64)>,
     width: u32,
 }
@@ -73,34 +73,51 @@ fn draw(
     root.present().map_err(|e| text(&e))
 }
 
+/// Steps through `(µs, value)` points: each value holds until the next point.
+fn steps(points: &[(u64, u32)]) -> Vec<(f64, f64)> {
+    points
+        .windows(2)
+        .flat_map(|w| {
+            let ((t0, l0), (t1, _)) = (w[0], w[1]);
+            [
+                (t0 as f64 / 1e6, f64::from(l0)),
+                (t1 as f64 / 1e6, f64::from(l0)),
+            ]
+        })
+        .collect()
+}
+
 fn target(scenario: &Scenario, dir: &Path, suffix: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir.join(format!("{}{suffix}.svg", scenario.name)))
 }
 
-/// Writes `DIR/<scenario>.svg`: the first client's limit over time, one line per limiter (the
-/// oracle's line is the true capacity). Returns the file written.
+/// Writes `DIR/<scenario>.svg`: the first client's limit over the whole run (the drain
+/// included), one line per limiter (the oracle's line is the true capacity), and, where a client
+/// joined late, that client's limit too. Returns the file written.
 pub fn limits(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf, String> {
     let path = target(scenario, dir, "")?;
-    let lines: Vec<Line> = rows
-        .iter()
-        .map(|row| Line {
-            label: row.limiter,
-            points: row
-                .metrics
-                .limit_series
-                .windows(2)
-                .flat_map(|w| {
-                    let ((t0, l0), (t1, _)) = (w[0], w[1]);
-                    [
-                        (t0 as f64 / 1e6, f64::from(l0)),
-                        (t1 as f64 / 1e6, f64::from(l0)),
-                    ]
-                })
-                .collect(),
-            width: if row.limiter == "oracle" { 3 } else { 1 },
-        })
-        .collect();
+    let mut lines = Vec::new();
+    for row in rows {
+        let Some(m) = &row.metrics else { continue };
+        let width = if row.limiter == "oracle" { 3 } else { 1 };
+        if let Some(points) = m.limit_series.of(0) {
+            lines.push(Line {
+                label: row.limiter.clone(),
+                points: steps(&points),
+                width,
+            });
+        }
+        for joiner in &m.late_joiners {
+            if let Some(points) = m.limit_series.of(joiner.client) {
+                lines.push(Line {
+                    label: format!("{} (client {}, late)", row.limiter, joiner.client),
+                    points: steps(&points),
+                    width,
+                });
+            }
+        }
+    }
     let (x_max, y_max) = extent(&lines);
     let title = format!("{}: limit over time", scenario.name);
     draw(&path, &title, "limit", x_max, y_max, lines)?;
@@ -114,7 +131,7 @@ pub fn latency(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf,
     let path = target(scenario, dir, "-p95")?;
     let end = rows
         .iter()
-        .filter_map(|r| r.metrics.served.last())
+        .filter_map(|r| r.metrics.as_ref()?.served.last())
         .map(|&(t, _)| t)
         .max()
         .unwrap_or(1)
@@ -122,9 +139,10 @@ pub fn latency(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf,
     let slice = end.div_ceil(SLICES).max(1);
     let lines: Vec<Line> = rows
         .iter()
-        .map(|r| {
+        .filter_map(|r| Some((r, r.metrics.as_ref()?)))
+        .map(|(r, m)| {
             let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); SLICES as usize + 1];
-            for &(t, service) in &r.metrics.served {
+            for &(t, service) in &m.served {
                 buckets[(t / slice) as usize].push(service);
             }
             let points = buckets
@@ -137,7 +155,7 @@ pub fn latency(scenario: &Scenario, rows: &[Row], dir: &Path) -> Result<PathBuf,
                 })
                 .collect();
             Line {
-                label: r.limiter,
+                label: r.limiter.clone(),
                 points,
                 width: 2,
             }

@@ -1,42 +1,86 @@
-//! Rows of results, as a table for people or JSON for machines.
+//! Rows of results, as a table for people, JSON for machines, or the Markdown comparison.
 
 use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::engine::{Metrics, run};
+use crate::engine::run;
+use crate::metrics::Metrics;
 use crate::scenario::Scenario;
 
 /// One limiter's run of one scenario.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     /// The scenario's name.
-    pub scenario: &'static str,
+    pub scenario: String,
     /// The limiter's label.
-    pub limiter: &'static str,
+    pub limiter: String,
+    /// Why the run was stopped, if it was (then there are no metrics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Calls served by the end of the load as a share of the oracle's in the same scenario.
+    pub goodput_vs_oracle: Option<f64>,
+    /// p95 service time over the oracle's.
+    pub p95_vs_oracle: Option<f64>,
+    /// Refusals (429s, 503s and timeouts) as a share of the calls served.
+    pub refused_share: Option<f64>,
     /// What it measured.
     #[serde(flatten)]
-    pub metrics: Metrics,
+    pub metrics: Option<Metrics>,
 }
 
-/// Runs every limiter of `scenario` with `seed`.
+impl Row {
+    /// Refusals: 429s, 503s and timeouts.
+    pub fn refused(&self) -> Option<u64> {
+        self.metrics.as_ref().map(|m| m.throttled + m.timed_out)
+    }
+}
+
+/// Runs every limiter of `scenario` with `seed`. A run that fails (see
+/// [`RunError`](crate::engine::RunError)) becomes a row with its error and no metrics; the
+/// other rows still run.
 pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
-    scenario
+    let mut rows: Vec<Row> = scenario
         .limiters
         .iter()
-        .map(|(label, limiter)| Row {
-            scenario: scenario.name,
-            limiter: label,
-            metrics: run(
+        .map(|(label, limiter)| {
+            let result = run(
                 &scenario.clients,
                 (scenario.upstream)().as_mut(),
                 limiter,
-                scenario.retry.as_ref(),
-                scenario.global,
                 seed,
-            ),
+            );
+            let (metrics, error) = match result {
+                Ok(m) => (Some(m), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            Row {
+                scenario: scenario.name.clone(),
+                limiter: label.clone(),
+                error,
+                goodput_vs_oracle: None,
+                p95_vs_oracle: None,
+                refused_share: None,
+                metrics,
+            }
         })
-        .collect()
+        .collect();
+    let oracle = rows
+        .iter()
+        .find(|r| r.limiter == "oracle")
+        .and_then(|r| r.metrics.as_ref())
+        .map(|m| (m.ok_during_load, m.p95_ms));
+    for row in &mut rows {
+        let refused = row.refused();
+        if let Some(m) = &row.metrics {
+            row.refused_share = refused.map(|r| r as f64 / m.ok.max(1) as f64);
+            if let Some((ok, p95)) = oracle {
+                row.goodput_vs_oracle = (ok > 0).then(|| m.ok_during_load as f64 / ok as f64);
+                row.p95_vs_oracle = (p95 > 0.0).then(|| m.p95_ms / p95);
+            }
+        }
+    }
+    rows
 }
 
 /// The rows of one scenario as a text table.
@@ -44,47 +88,96 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     let mut out = format!("{}: {}\n", scenario.name, scenario.about);
     let _ = writeln!(
         out,
-        "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>11} {:>6} {:>5} {:>8} {:>5} {:>6}",
+        "{:>18} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8} {:>7} {:>7} {:>7} {:>8} {:>8} {:>12} {:>6} {:>5} {:>11} {:>8} {:>5} {:>5} {:>6} {:>9}",
         "limiter",
         "ok",
-        "429",
-        "timeout",
+        "vs or",
+        "refused",
         "shed",
+        "failed",
         "ok/s",
+        "mean ms",
         "p50 ms",
         "p95 ms",
         "p99 ms",
         "wait p95",
-        "limit mean",
+        "limit q1-q3",
         "final",
         "cuts",
+        "server max/µ",
         "drained",
         "fair",
-        "retry×"
+        "fair½",
+        "retry×",
+        "join fair"
     );
     for r in rows {
-        let m = &r.metrics;
+        let Some(m) = &r.metrics else {
+            let error = r.error.as_deref().unwrap_or("no result");
+            let _ = writeln!(out, "{:>18} FLAGGED: {error}", r.limiter);
+            continue;
+        };
+        let [q1, q2, q3] = m.limit_quartiles_median;
+        let join = match m.late_joiners.first() {
+            None => "-".to_owned(),
+            Some(j) => j
+                .fair_after_ms
+                .map_or_else(|| "never".to_owned(), |ms| format!("{:.1} s", ms / 1e3)),
+        };
         let _ = writeln!(
             out,
-            "{:>18} {:>7} {:>7} {:>7} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>6.1} ±{:<4.1} {:>6} {:>5} {:>6.0}ms {:>5.2} {:>6.2}",
+            "{:>18} {:>7} {:>5.0}% {:>7} {:>6} {:>6} {:>8.1} {:>7.1} {:>7.1} {:>7.1} {:>8.1} {:>8.1} {:>12} {:>6} {:>5} {:>11} {:>6.0}ms {:>5.2} {:>5.2} {:>6.2} {:>9}",
             r.limiter,
             m.ok,
-            m.throttled,
-            m.timed_out,
+            r.goodput_vs_oracle.unwrap_or(0.0) * 100.0,
+            m.throttled + m.timed_out,
             m.rejected,
+            m.failed,
             m.throughput_per_s,
+            m.rtt_mean_ms,
             m.p50_ms,
             m.p95_ms,
             m.p99_ms,
             m.wait_p95_ms,
-            m.limit_mean,
-            m.limit_sd,
+            format!("{q1}/{q2}/{q3}"),
             m.final_limit,
             m.decreases,
+            format!("{}/{:.1}", m.server_in_flight_max, m.server_in_flight_mean),
             m.drained_at_ms,
             m.fairness,
-            m.retry_amplification
+            m.fairness_converged,
+            m.retry_amplification,
+            join
         );
+    }
+    out
+}
+
+/// Every scenario × every limiter but the oracle, as a Markdown table: goodput as a share of
+/// the oracle's, p95 service time over the oracle's, and refusals (429s, 503s and timeouts)
+/// with their share of the calls served.
+pub fn markdown(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| scenario | limiter | goodput vs oracle | p95 vs oracle | refused (share of ok) |\n|---|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| r.limiter != "oracle") {
+        let cells = match (&r.metrics, &r.error) {
+            (Some(_), _) => format!(
+                "{} | {} | {} ({})",
+                r.goodput_vs_oracle
+                    .map_or_else(|| "–".to_owned(), |g| format!("{:.0} %", g * 100.0)),
+                r.p95_vs_oracle
+                    .map_or_else(|| "–".to_owned(), |p| format!("{p:.2}×")),
+                r.refused().unwrap_or(0),
+                r.refused_share
+                    .map_or_else(|| "–".to_owned(), |s| format!("{:.1} %", s * 100.0)),
+            ),
+            (None, error) => format!(
+                "flagged: {} | – | –",
+                error.as_deref().unwrap_or("no result")
+            ),
+        };
+        let _ = writeln!(out, "| {} | {} | {cells} |", r.scenario, r.limiter);
     }
     out
 }

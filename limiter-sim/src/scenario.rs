@@ -1,35 +1,102 @@
 //! The standard scenarios, each a load, an upstream and the limiters to compare.
 
+use std::fmt;
 use std::time::Duration;
 
 use limiter_core::{AimdConfig, EwmaConfig, GradientConfig, Ratio, VegasConfig};
 
-use crate::engine::{Load, Retry};
+use crate::engine::{Clients, Retry};
 use crate::limiter::Limiter;
-use crate::upstream::{Outage, PerClient, Queueing, Quota, Schedule, Upstream};
+use crate::load::Load;
+use crate::upstream::{Growth, Outage, OverCap, PerClient, Queueing, Quota, Schedule, Upstream};
 
 const MS: u64 = 1_000;
 const S: u64 = 1_000_000;
 
 /// A scenario: who calls, what they call, and which limiters to compare.
-#[derive(Debug)]
 pub struct Scenario {
     /// Short name, for `--scenario`.
-    pub name: &'static str,
+    pub name: String,
+    /// Other names `--scenario` accepts (older names).
+    pub aliases: Vec<String>,
     /// One line on what it shows.
-    pub about: &'static str,
-    /// The clients, one load each; each client has its own limiter.
-    pub clients: Vec<Load>,
+    pub about: String,
+    /// How the oracle's limit is derived here, and why no limiter can serve more.
+    pub oracle: String,
+    /// Who calls, and how.
+    pub clients: Clients,
     /// A fresh upstream for each run.
-    pub upstream: fn() -> Box<dyn Upstream>,
+    pub upstream: Box<dyn Fn() -> Box<dyn Upstream>>,
     /// The limiters, with their labels.
-    pub limiters: Vec<(&'static str, Limiter)>,
-    /// Whether and how failed calls are retried.
-    pub retry: Option<Retry>,
-    /// A fixed ceiling over all clients (hierarchical admission: each call takes its client's
-    /// permit, then the ceiling's), if any.
-    pub global: Option<u32>,
+    pub limiters: Vec<(String, Limiter)>,
 }
+
+impl fmt::Debug for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scenario")
+            .field("name", &self.name)
+            .field("clients", &self.clients.loads.len())
+            .field("limiters", &self.limiters.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scenario {
+    /// Whether `--scenario name` means this one.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+/// Parameters a user may set from the command line; each applies to the scenarios that have
+/// it naturally and leaves the others (the seeds' scenarios among them) as they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Params {
+    /// Clients sharing one dependency (`--clients N`): the shared, late-joiner and creep
+    /// scenarios run with `N` instead of their standard sizes.
+    pub clients: Option<usize>,
+    /// How long the load lasts (`--duration`), µs: the scenarios added with the shared ones.
+    pub duration_us: Option<u64>,
+}
+
+impl Params {
+    fn duration(&self, standard_us: u64) -> u64 {
+        self.duration_us.unwrap_or(standard_us)
+    }
+}
+
+fn labelled(rows: Vec<(&str, Limiter)>) -> Vec<(String, Limiter)> {
+    rows.into_iter()
+        .map(|(l, lim)| (l.to_owned(), lim))
+        .collect()
+}
+
+/// A [`Queueing`] dependency whose capacity is a true bound on goodput (see [`Growth`]).
+fn queueing(capacity: Schedule, base_us: u64, growth: Growth, jitter_us: u64) -> Queueing {
+    let q = Queueing {
+        capacity,
+        base_us,
+        growth,
+        hard_cap: None,
+        over_cap: OverCap::TimeoutAfterBase,
+        jitter_us,
+        in_flight: 0,
+    };
+    assert!(
+        q.oracle_is_a_bound(),
+        "the oracle would not bound this dependency"
+    );
+    q
+}
+
+fn steady(capacity: u32) -> Schedule {
+    Schedule(vec![(0, capacity)])
+}
+
+const QUEUEING_ORACLE: &str = "its share of the capacity (shares of active clients add up to it exactly): \
+     past the capacity latency grows and throughput never rises";
+const QUOTA_ORACLE: &str = "its share of quota x latency / window, the concurrency that spends the quota \
+     exactly: no limiter serves more than the quota";
 
 /// The peer controllers, sized like the scenario's AIMD, and the oracle: the rows every
 /// comparison ends with.
@@ -58,15 +125,19 @@ fn aimd(initial: u32, max: u32) -> AimdConfig {
     AimdConfig::default().initial(initial).bounds(1, max)
 }
 
-/// Every scenario, in the order they are printed.
+/// Every scenario, in the order they are printed, with `params` applied.
 ///
 /// # Panics
 ///
-/// Never: the constant ratios are valid.
-pub fn all() -> Vec<Scenario> {
-    vec![
-        seed_000(),
-        seed_004(),
+/// Never: the constant ratios are valid, and every dependency's oracle is a bound.
+pub fn all(params: &Params) -> Vec<Scenario> {
+    let sizes = params
+        .clients
+        .map_or(vec![10, 100, 1000], |n| vec![n.max(1)]);
+    let joiners = params.clients.map_or(vec![10, 100], |n| vec![n.max(1)]);
+    let mut all = vec![
+        capacity_drop(),
+        quota_phases(),
         slow_no_429(),
         drop_and_recover(),
         retry_after(),
@@ -98,57 +169,73 @@ pub fn all() -> Vec<Scenario> {
         hang(),
         retry_storm("retry-storm", None),
         retry_storm("retry-storm-budget", Ratio::from_fraction(1, 10).ok()),
-    ]
+    ];
+    for growth in [Growth::Linear { per_call: 1.0 }, Growth::Proportional] {
+        for &n in &sizes {
+            all.push(shared(n, growth, params));
+        }
+    }
+    for &n in &joiners {
+        all.push(late_joiner(n, params));
+    }
+    all.extend([
+        creep(params),
+        hang_low(params),
+        fast_backpressure(params),
+        shallow_knee(params),
+        slow_link(params),
+        slow_sender(params),
+    ]);
+    all
 }
 
-fn seed_000() -> Scenario {
+/// Seed 000 (asyncio degradation): its numbers, as the seed states them.
+fn capacity_drop() -> Scenario {
     Scenario {
-        name: "seed-000",
-        about: "capacity 16 -> 4 at 250 ms; 2 calls per ms for 500 ms; 5 ms base, timeouts past 25",
-        clients: vec![Load::Open {
-            per_tick: 2,
-            tick_us: MS,
-            until_us: 500 * MS,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Queueing {
-                capacity: Schedule(vec![(0, 16), (250 * MS, 4)]),
-                base_us: 5 * MS,
-                hard_cap: Some(25),
-                jitter_us: 0,
-                timeout_us: None,
-                in_flight: 0,
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 16", Limiter::Fixed(16)),
-                ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
-                ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
-                (
-                    "AIMD 20 ms target",
-                    Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
-                ),
-            ],
-            peers(16, 64),
-        ]
-        .concat(),
+        name: "capacity-drop".into(),
+        aliases: vec!["seed-000".into()],
+        about: "seed 000: capacity 16 -> 4 at 250 ms; 2 calls per ms for 500 ms; 5 ms base, timeouts past 25".into(),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::fixed(2, MS, 500 * MS)]),
+        upstream: Box::new(|| {
+            let mut q = queueing(
+                Schedule(vec![(0, 16), (250 * MS, 4)]),
+                5 * MS,
+                Growth::Linear { per_call: 1.0 },
+                0,
+            );
+            q.hard_cap = Some(25);
+            Box::new(q)
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 16", Limiter::Fixed(16)),
+                    ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
+                    ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
+                    (
+                        "AIMD 20 ms target",
+                        Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
+                    ),
+                ],
+                peers(16, 64),
+            ]
+            .concat(),
+        ),
     }
 }
 
-fn seed_004() -> Scenario {
+/// Seed 004 (a provider's published quota).
+fn quota_phases() -> Scenario {
     Scenario {
-        name: "seed-004",
-        about: "quota 40 / 10 / 30 per 100 ms tick over three 10 s phases; a backlog of work",
-        clients: vec![Load::Closed {
-            workers: 200,
-            until_us: 30 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
+        name: "quota-phases".into(),
+        aliases: vec!["seed-004".into()],
+        about:
+            "seed 004: quota 40 / 10 / 30 per 100 ms tick over three 10 s phases; a backlog of work"
+                .into(),
+        oracle: QUOTA_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(200, 30 * S)]),
+        upstream: Box::new(|| {
             Box::new(Quota {
                 quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
                 window_us: 100 * MS,
@@ -156,114 +243,99 @@ fn seed_004() -> Scenario {
                 retry_after: false,
                 window: (0, 0),
             })
-        },
-        limiters: [
-            vec![
-                ("fixed 4", Limiter::Fixed(4)),
-                ("fixed 64", Limiter::Fixed(64)),
-                (
-                    "AIMD from 4",
-                    Limiter::AimdFloat(
-                        aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7")),
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 4", Limiter::Fixed(4)),
+                    ("fixed 64", Limiter::Fixed(64)),
+                    (
+                        "AIMD from 4",
+                        Limiter::AimdFloat(
+                            aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7")),
+                        ),
                     ),
-                ),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+                ],
+                peers(4, 100),
+            ]
+            .concat(),
+        ),
     }
 }
 
 fn slow_no_429() -> Scenario {
     Scenario {
-        name: "slow-no-429",
-        about: "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s",
-        clients: vec![Load::Closed {
-            workers: 64,
-            until_us: 10 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Queueing {
-                capacity: Schedule(vec![(0, 8)]),
-                base_us: 10 * MS,
-                hard_cap: None,
-                jitter_us: MS,
-                timeout_us: None,
-                in_flight: 0,
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 64", Limiter::Fixed(64)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ],
-            peers(4, 64),
-        ]
-        .concat(),
+        name: "slow-no-429".into(),
+        aliases: Vec::new(),
+        about: "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s".into(),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(64, 10 * S)]),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                steady(8),
+                10 * MS,
+                Growth::Linear { per_call: 1.0 },
+                MS,
+            ))
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 64", Limiter::Fixed(64)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+                ],
+                peers(4, 64),
+            ]
+            .concat(),
+        ),
+    }
+}
+
+/// One provider quota over time, a backlog of 200 callers until `until`.
+fn quota_scenario(
+    name: &str,
+    about: &str,
+    until: u64,
+    fixed: Vec<(&str, Limiter)>,
+    upstream: Box<dyn Fn() -> Box<dyn Upstream>>,
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        aliases: Vec::new(),
+        about: about.into(),
+        oracle: QUOTA_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(200, until)]),
+        upstream,
+        limiters: labelled(
+            [
+                fixed,
+                vec![("AIMD defaults", Limiter::AimdFloat(aimd(4, 100)))],
+                peers(4, 100),
+            ]
+            .concat(),
+        ),
     }
 }
 
 fn drop_and_recover() -> Scenario {
-    Scenario {
-        name: "drop-and-recover",
-        about: "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
-        clients: vec![Load::Closed {
-            workers: 200,
-            until_us: 15 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Quota {
-                quota: Schedule(vec![(0, 50), (5 * S, 5), (10 * S, 50)]),
-                window_us: 100 * MS,
-                latency_us: 100 * MS,
-                retry_after: false,
-                window: (0, 0),
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 50", Limiter::Fixed(50)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
-    }
+    quota_scenario(
+        "drop-and-recover",
+        "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
+        15 * S,
+        vec![("fixed 50", Limiter::Fixed(50))],
+        Box::new(|| Box::new(quota(vec![(0, 50), (5 * S, 5), (10 * S, 50)], false))),
+    )
 }
 
 fn retry_after() -> Scenario {
-    Scenario {
-        name: "retry-after",
-        about: "quota 20 per tick; refusals carry Retry-After to the next tick; 200 callers, 10 s",
-        clients: vec![Load::Closed {
-            workers: 200,
-            until_us: 10 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Quota {
-                quota: Schedule(vec![(0, 20)]),
-                window_us: 100 * MS,
-                latency_us: 100 * MS,
-                retry_after: true,
-                window: (0, 0),
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 64", Limiter::Fixed(64)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
-    }
+    quota_scenario(
+        "retry-after",
+        "quota 20 per tick; refusals carry Retry-After to the next tick; 200 callers, 10 s",
+        10 * S,
+        vec![("fixed 64", Limiter::Fixed(64))],
+        Box::new(|| Box::new(quota(vec![(0, 20)], true))),
+    )
 }
 
 fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
@@ -277,197 +349,472 @@ fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
 }
 
 fn oscillating() -> Scenario {
-    Scenario {
-        name: "oscillating",
-        about: "quota alternates 40 and 10 per tick every 2 s; a backlog of work for 20 s",
-        clients: vec![Load::Closed {
-            workers: 200,
-            until_us: 20 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
+    quota_scenario(
+        "oscillating",
+        "quota alternates 40 and 10 per tick every 2 s; a backlog of work for 20 s",
+        20 * S,
+        vec![
+            ("fixed 40", Limiter::Fixed(40)),
+            ("fixed 10", Limiter::Fixed(10)),
+        ],
+        Box::new(|| {
             let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
             Box::new(quota(steps.collect(), false))
-        },
-        limiters: [
-            vec![
-                ("fixed 40", Limiter::Fixed(40)),
-                ("fixed 10", Limiter::Fixed(10)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
-    }
+        }),
+    )
 }
 
 fn fairness() -> Scenario {
     Scenario {
-        name: "fairness",
-        about: "10 clients, each with its own limiter and 20 callers, share a capacity of 40 for 20 s",
-        clients: vec![
-            Load::Closed {
-                workers: 20,
-                until_us: 20 * S,
-            };
-            10
-        ],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Queueing {
-                capacity: Schedule(vec![(0, 40)]),
-                base_us: 10 * MS,
-                hard_cap: Some(80),
-                jitter_us: MS,
-                timeout_us: None,
-                in_flight: 0,
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 20 each", Limiter::Fixed(20)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ],
-            peers(4, 64),
-        ]
-        .concat(),
+        name: "fairness".into(),
+        aliases: Vec::new(),
+        about:
+            "10 clients, each with its own limiter and 20 callers, share a capacity of 40 for 20 s"
+                .into(),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(20, 20 * S); 10]),
+        upstream: Box::new(|| {
+            let mut q = queueing(steady(40), 10 * MS, Growth::Linear { per_call: 1.0 }, MS);
+            q.hard_cap = Some(80);
+            Box::new(q)
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 20 each", Limiter::Fixed(20)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+                ],
+                peers(4, 64),
+            ]
+            .concat(),
+        ),
     }
 }
 
 /// Two accounts at one provider, each with its own limiter (and, with `global`, a ceiling over
 /// both): account A is throttled at 5 calls per tick; `upstream` sets both quotas.
 fn noisy_tenant(
-    name: &'static str,
-    about: &'static str,
+    name: &str,
+    about: &str,
     global: Option<u32>,
     upstream: fn() -> Box<dyn Upstream>,
 ) -> Scenario {
+    let mut clients = Clients::new(vec![Load::closed(100, 10 * S); 2]);
+    clients.global = global;
     Scenario {
-        name,
-        about,
-        clients: vec![
-            Load::Closed {
-                workers: 100,
-                until_us: 10 * S,
-            };
-            2
-        ],
-        retry: None,
-        global,
-        upstream,
-        limiters: [
-            vec![
-                ("fixed 40 each", Limiter::Fixed(40)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-            ],
-            peers(4, 100),
-        ]
-        .concat(),
+        name: name.into(),
+        aliases: Vec::new(),
+        about: about.into(),
+        oracle: "each account's own quota x latency / window (its quota alone bounds it)".into(),
+        clients,
+        upstream: Box::new(upstream),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 40 each", Limiter::Fixed(40)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+                ],
+                peers(4, 100),
+            ]
+            .concat(),
+        ),
     }
 }
 
 fn steady_noisy() -> Scenario {
     Scenario {
-        name: "steady-noisy",
-        about: "Poisson 200/s (a third of capacity 8), 10 ms base + 3 ms mean jitter, 30 s",
-        clients: vec![Load::Poisson {
-            rate_per_s: 200.0,
-            until_us: 30 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Queueing {
-                capacity: Schedule(vec![(0, 8)]),
-                base_us: 10 * MS,
-                hard_cap: None,
-                jitter_us: 3 * MS,
-                timeout_us: None,
-                in_flight: 0,
-            })
-        },
-        limiters: [
-            vec![
-                ("fixed 16", Limiter::Fixed(16)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-                (
-                    "AIMD 20 ms target",
-                    Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
-                ),
-            ],
-            peers(4, 64),
-        ]
-        .concat(),
+        name: "steady-noisy".into(),
+        aliases: Vec::new(),
+        about: "Poisson 200/s (a third of capacity 8), 10 ms base + 3 ms mean jitter, 30 s".into(),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::poisson(200.0, 30 * S)]),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                steady(8),
+                10 * MS,
+                Growth::Linear { per_call: 1.0 },
+                3 * MS,
+            ))
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 16", Limiter::Fixed(16)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+                    (
+                        "AIMD 20 ms target",
+                        Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
+                    ),
+                ],
+                peers(4, 64),
+            ]
+            .concat(),
+        ),
     }
 }
 
-fn retry_storm(name: &'static str, budget: Option<Ratio>) -> Scenario {
+fn retry_storm(name: &str, budget: Option<Ratio>) -> Scenario {
+    let mut clients = Clients::new(vec![Load::closed(100, 10 * S)]);
+    clients.retry = Some(Retry {
+        max_attempts: 4,
+        backoff_us: 20 * MS,
+        budget,
+    });
     Scenario {
-        name,
+        name: name.into(),
+        aliases: Vec::new(),
         about: if budget.is_some() {
             "as retry-storm, with a retry budget of 10 % of recent first attempts (plus 10)"
         } else {
             "capacity 20 fails every call from 2 s to 4 s; 100 callers retry up to 3 times, 10 s"
-        },
-        clients: vec![Load::Closed {
-            workers: 100,
-            until_us: 10 * S,
-        }],
-        retry: Some(Retry {
-            max_attempts: 4,
-            backoff_us: 20 * MS,
-            budget,
-        }),
-        global: None,
-        upstream: || {
+        }
+        .into(),
+        oracle: "the capacity (during the outage nothing can be served)".into(),
+        clients,
+        upstream: Box::new(|| {
+            let mut inner = queueing(steady(20), 10 * MS, Growth::Linear { per_call: 1.0 }, MS);
+            inner.hard_cap = Some(40);
             Box::new(Outage {
-                inner: Queueing {
-                    capacity: Schedule(vec![(0, 20)]),
-                    base_us: 10 * MS,
-                    hard_cap: Some(40),
-                    jitter_us: MS,
-                    timeout_us: None,
-                    in_flight: 0,
-                },
+                inner,
                 from_us: 2 * S,
                 to_us: 4 * S,
             })
-        },
-        limiters: vec![
+        }),
+        limiters: labelled(vec![
             ("fixed 30", Limiter::Fixed(30)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("oracle", Limiter::Oracle),
-        ],
+        ]),
     }
 }
 
-fn hang() -> Scenario {
+/// A server with `capacity`, 20 ms calls, that stops answering past `hang_past` in flight;
+/// clients give up after 1 s.
+fn hanging(name: &str, about: String, capacity: u32, hang_past: u32, until: u64) -> Scenario {
     Scenario {
-        name: "hang",
-        about: "capacity 10; past 20 in flight the server stops answering; 1 s client timeout; 60 callers, 20 s",
-        clients: vec![Load::Closed {
-            workers: 60,
-            until_us: 20 * S,
-        }],
-        retry: None,
-        global: None,
-        upstream: || {
-            Box::new(Queueing {
-                capacity: Schedule(vec![(0, 10)]),
-                base_us: 20 * MS,
-                hard_cap: Some(20),
-                jitter_us: 2 * MS,
-                timeout_us: Some(S),
-                in_flight: 0,
-            })
-        },
-        limiters: vec![
+        name: name.into(),
+        aliases: Vec::new(),
+        about,
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(60, until)]).timeout(S),
+        upstream: Box::new(move || {
+            let mut q = queueing(
+                steady(capacity),
+                20 * MS,
+                Growth::Linear { per_call: 1.0 },
+                2 * MS,
+            );
+            q.hard_cap = Some(hang_past);
+            q.over_cap = OverCap::NoAnswer;
+            Box::new(q)
+        }),
+        limiters: labelled(vec![
             ("fixed 30", Limiter::Fixed(30)),
             ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
             ("Gradient2", Limiter::Gradient(gradient(4, 64))),
             ("oracle", Limiter::Oracle),
-        ],
+        ]),
+    }
+}
+
+fn hang() -> Scenario {
+    hanging(
+        "hang",
+        "capacity 10; past 20 in flight the server stops answering; 1 s client timeout; 60 callers, 20 s"
+            .into(),
+        10,
+        20,
+        20 * S,
+    )
+}
+
+fn hang_low(params: &Params) -> Scenario {
+    let until = params.duration(20 * S);
+    hanging(
+        "hang-low",
+        format!(
+            "capacity 4; past 5 in flight the server stops answering; 1 s client timeout; 60 callers, {}",
+            seconds(until)
+        ),
+        4,
+        5,
+        until,
+    )
+}
+
+fn seconds(us: u64) -> String {
+    format!("{} s", us as f64 / 1e6)
+}
+
+/// Every adaptive controller at its defaults for a dependency shared by many clients, with a
+/// fixed limit of twice the fair share for comparison.
+fn shared_limiters(fixed: u32) -> Vec<(String, Limiter)> {
+    labelled(
+        [
+            vec![
+                ("fixed 2x share", Limiter::Fixed(fixed)),
+                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+            ],
+            peers(4, 64),
+        ]
+        .concat(),
+    )
+}
+
+/// `n` clients (16 callers each, their own limiters) share a capacity of `4n`, 100 ms calls
+/// (2 ms jitter), clients give up after 2 s.
+fn shared_clients(loads: Vec<Load>) -> Clients {
+    Clients::new(loads).timeout(2 * S)
+}
+
+fn shared_upstream(capacity: u32, growth: Growth) -> Box<dyn Fn() -> Box<dyn Upstream>> {
+    Box::new(move || Box::new(queueing(steady(capacity), 100 * MS, growth, 2 * MS)))
+}
+
+fn growth_name(growth: Growth) -> &'static str {
+    match growth {
+        Growth::Linear { .. } => "linear",
+        Growth::Proportional => "proportional",
+    }
+}
+
+fn shared(n: usize, growth: Growth, params: &Params) -> Scenario {
+    let until = params.duration(if n >= 1000 { 10 * S } else { 20 * S });
+    let capacity = 4 * n as u32;
+    let model = match growth {
+        Growth::Linear { .. } => "+100 ms per call above capacity",
+        Growth::Proportional => "latency proportional to load above capacity",
+    };
+    Scenario {
+        name: format!("shared-{n}-{}", growth_name(growth)),
+        aliases: Vec::new(),
+        about: format!(
+            "{n} clients (16 callers, own limiter each) share capacity {capacity}; 100 ms calls, {model}; 2 s timeout, {}",
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: shared_clients(vec![Load::closed(16, until); n]),
+        upstream: shared_upstream(capacity, growth),
+        limiters: shared_limiters(8),
+    }
+}
+
+fn late_joiner(n: usize, params: &Params) -> Scenario {
+    let until = params.duration(30 * S);
+    let join = until / 3;
+    let capacity = 4 * (n as u32 + 1);
+    let mut loads = vec![Load::closed(16, until); n];
+    loads.push(Load::closed(16, until).starting_at(join));
+    Scenario {
+        name: format!("late-joiner-{n}"),
+        aliases: Vec::new(),
+        about: format!(
+            "{n} clients share capacity {capacity} (latency proportional above it); one more joins at {}; {}",
+            seconds(join),
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: shared_clients(loads),
+        upstream: shared_upstream(capacity, Growth::Proportional),
+        limiters: shared_limiters(8),
+    }
+}
+
+fn creep(params: &Params) -> Scenario {
+    let n = params.clients.unwrap_or(100).max(1);
+    let until = params.duration(120 * S);
+    let capacity = 4 * n as u32;
+    Scenario {
+        name: "creep".into(),
+        aliases: Vec::new(),
+        about: format!(
+            "{n} clients on a steady dependency of capacity {capacity} (latency proportional above it) for {}",
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: shared_clients(vec![Load::closed(16, until); n]),
+        upstream: shared_upstream(capacity, Growth::Proportional),
+        limiters: shared_limiters(8),
+    }
+}
+
+fn fast_backpressure(params: &Params) -> Scenario {
+    let until = params.duration(20 * S);
+    Scenario {
+        name: "fast-backpressure".into(),
+        aliases: Vec::new(),
+        about: format!(
+            "capacity 20, 20 ms calls; past 20 in flight a 503 within 1 ms; 100 callers, {}",
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(100, until)]),
+        upstream: Box::new(|| {
+            let mut q = queueing(steady(20), 20 * MS, Growth::Linear { per_call: 1.0 }, MS);
+            q.hard_cap = Some(20);
+            q.over_cap = OverCap::Unavailable { after_us: MS };
+            Box::new(q)
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 100", Limiter::Fixed(100)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
+                ],
+                peers(4, 100),
+            ]
+            .concat(),
+        ),
+    }
+}
+
+fn shallow_knee(params: &Params) -> Scenario {
+    let until = params.duration(20 * S);
+    Scenario {
+        name: "shallow-knee".into(),
+        aliases: Vec::new(),
+        about: format!(
+            "capacity 10, 20 ms calls, +10 % latency per call above it; 64 callers, {}",
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(64, until)]),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                steady(10),
+                20 * MS,
+                Growth::Linear { per_call: 0.1 },
+                MS,
+            ))
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 64", Limiter::Fixed(64)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
+                ],
+                peers(4, 64),
+            ]
+            .concat(),
+        ),
+    }
+}
+
+/// A slow link: 100 ms of propagation and 5 ms of transmission per call (200 calls/s). Up to
+/// the bandwidth-delay product, 200/s × 105 ms = 21 calls, a call takes 105 ms; each call
+/// beyond queues behind the others for another 5 ms.
+fn slow_link(params: &Params) -> Scenario {
+    let until = params.duration(60 * S);
+    Scenario {
+        name: "slow-link".into(),
+        aliases: Vec::new(),
+        about: format!(
+            "100 ms propagation + 5 ms per call transmission: best concurrency 21 (the bandwidth-delay product); 500 callers, 2 s timeout, {}",
+            seconds(until)
+        ),
+        oracle:
+            "the bandwidth-delay product, 21: below it the link idles, above it calls only queue \
+                 (throughput is flat at 200/s)"
+                .into(),
+        clients: Clients::new(vec![Load::closed(500, until)]).timeout(2 * S),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                steady(21),
+                105 * MS,
+                Growth::Linear {
+                    per_call: 5.0 / 105.0,
+                },
+                0,
+            ))
+        }),
+        limiters: labelled(
+            [
+                vec![
+                    ("fixed 100", Limiter::Fixed(100)),
+                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 500))),
+                ],
+                peers(4, 500),
+            ]
+            .concat(),
+        ),
+    }
+}
+
+fn slow_sender(params: &Params) -> Scenario {
+    let until = params.duration(60 * S);
+    Scenario {
+        name: "slow-sender".into(),
+        aliases: Vec::new(),
+        about: format!(
+            "Poisson 5 calls/s against capacity 8, 20 ms calls: the limit is never used; {}",
+            seconds(until)
+        ),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::poisson(5.0, until)]),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                steady(8),
+                20 * MS,
+                Growth::Linear { per_call: 1.0 },
+                MS,
+            ))
+        }),
+        limiters: labelled(
+            [
+                vec![("AIMD defaults", Limiter::AimdFloat(aimd(4, 64)))],
+                peers(4, 64),
+            ]
+            .concat(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_upstream_builds() {
+        let all = all(&Params::default());
+        let mut names: Vec<&str> = all
+            .iter()
+            .flat_map(|s| {
+                std::iter::once(s.name.as_str()).chain(s.aliases.iter().map(String::as_str))
+            })
+            .collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a name is used twice");
+        for s in &all {
+            let _ = (s.upstream)();
+            assert!(
+                s.limiters.iter().any(|(l, _)| l == "oracle"),
+                "{}: no oracle",
+                s.name
+            );
+        }
+    }
+
+    #[test]
+    fn parameters_resize_the_shared_scenarios_only() {
+        let params = Params {
+            clients: Some(7),
+            duration_us: Some(3 * S),
+        };
+        let all = all(&params);
+        let shared = all
+            .iter()
+            .find(|s| s.name == "shared-7-linear")
+            .expect("resized");
+        assert_eq!(shared.clients.loads.len(), 7);
+        assert_eq!(shared.clients.until_us(), 3 * S);
+        let late = all
+            .iter()
+            .find(|s| s.name == "late-joiner-7")
+            .expect("resized");
+        assert_eq!(late.clients.loads[7].start_us, S);
+        let seed = all.iter().find(|s| s.is_named("seed-000")).expect("alias");
+        assert_eq!(seed.clients.until_us(), 500 * MS);
     }
 }

@@ -77,7 +77,7 @@ enum Verdict {
 /// The defaults follow the classic client-side AIMD: start at 4 within `[1, 64]`, cut by 0.8,
 /// grow by one per round of the limit, congestion at twice the baseline (the lowest rolling median
 /// of the last 10 to 20 seconds, and at least 1 ms) once 10 samples are known, growth held
-/// above 1.5 times the baseline, growth only while in-flight is at least 90% of the limit, no cooldown.
+/// above 1.5 times the baseline, growth only while in-flight is at least 80% of the limit, no cooldown.
 ///
 /// # Examples
 ///
@@ -133,7 +133,7 @@ impl AimdConfig {
             memory_micros: 10_000_000,
         },
         cooldown_micros: 0,
-        growth_utilisation: Ratio::from_bits(58_982), // 0.9
+        growth_utilisation: Ratio::from_bits(52_429), // 0.8
         baseline_floor_micros: 1_000,
         growth_tolerance: Ratio::from_bits(98_304), // 1.5
     };
