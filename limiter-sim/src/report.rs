@@ -153,31 +153,60 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     out
 }
 
-/// Every scenario × every limiter but the oracle, as a Markdown table: goodput as a share of
-/// the oracle's, p95 service time over the oracle's, and refusals (429s, 503s and timeouts)
-/// with their share of the calls served.
+/// The adaptive controllers of the comparison, by column: each scenario's row for it is the
+/// first of these labels it has.
+const CONTROLLERS: [(&str, &[&str]); 4] = [
+    ("AIMD", &["AIMD defaults", "AIMD f32"]),
+    ("Vegas", &["Vegas"]),
+    ("EWMA-deviation", &["EWMA-deviation"]),
+    ("Gradient2", &["Gradient2"]),
+];
+
+/// One row's comparison with the oracle: goodput share, p95 ratio, refusals and their share.
+fn against_oracle(r: &Row) -> String {
+    match (&r.metrics, &r.error) {
+        (Some(_), _) => format!(
+            "{}, p95 {}, {} refused ({})",
+            r.goodput_vs_oracle
+                .map_or_else(|| "–".to_owned(), |g| format!("{:.0} %", g * 100.0)),
+            r.p95_vs_oracle
+                .map_or_else(|| "–".to_owned(), |p| format!("{p:.2}×")),
+            r.refused().unwrap_or(0),
+            r.refused_share
+                .map_or_else(|| "–".to_owned(), |s| format!("{:.1} %", s * 100.0)),
+        ),
+        (None, error) => format!("flagged: {}", error.as_deref().unwrap_or("no result")),
+    }
+}
+
+/// The comparison as Markdown: first every scenario × each adaptive controller (goodput as a
+/// share of the oracle's, p95 service time over the oracle's, refusals — 429s, 503s and
+/// timeouts — with their share of the calls served), then every limiter of every scenario the
+/// same way.
 pub fn markdown(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| scenario | limiter | goodput vs oracle | p95 vs oracle | refused (share of ok) |\n|---|---|---|---|---|\n",
-    );
+    let mut out = String::from("| scenario |");
+    for (name, _) in CONTROLLERS {
+        let _ = write!(out, " {name} |");
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(CONTROLLERS.len()));
+    out.push('\n');
+    let mut scenarios: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
+    scenarios.dedup();
+    for scenario in scenarios {
+        let _ = write!(out, "| {scenario} |");
+        for (_, labels) in CONTROLLERS {
+            let cell = labels
+                .iter()
+                .find_map(|l| rows.iter().find(|r| r.scenario == scenario && r.limiter == *l))
+                .map_or_else(|| "–".to_owned(), against_oracle);
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out.push_str("\n| scenario | limiter | against the oracle |\n|---|---|---|\n");
     for r in rows.iter().filter(|r| r.limiter != "oracle") {
-        let cells = match (&r.metrics, &r.error) {
-            (Some(_), _) => format!(
-                "{} | {} | {} ({})",
-                r.goodput_vs_oracle
-                    .map_or_else(|| "–".to_owned(), |g| format!("{:.0} %", g * 100.0)),
-                r.p95_vs_oracle
-                    .map_or_else(|| "–".to_owned(), |p| format!("{p:.2}×")),
-                r.refused().unwrap_or(0),
-                r.refused_share
-                    .map_or_else(|| "–".to_owned(), |s| format!("{:.1} %", s * 100.0)),
-            ),
-            (None, error) => format!(
-                "flagged: {} | – | –",
-                error.as_deref().unwrap_or("no result")
-            ),
-        };
-        let _ = writeln!(out, "| {} | {} | {cells} |", r.scenario, r.limiter);
+        let _ = writeln!(out, "| {} | {} | {} |", r.scenario, r.limiter, against_oracle(r));
     }
     out
 }

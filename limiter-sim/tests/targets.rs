@@ -376,6 +376,6 @@ fn old_names_and_parameters_are_accepted() {
     .expect("JSON");
     assert_eq!(small[0]["ok_per_client"].as_array().unwrap().len(), 3);
     let markdown = run(&["--format", "markdown", "--scenario", "capacity-drop"]);
-    assert!(markdown.starts_with("| scenario | limiter | goodput vs oracle |"));
-    assert!(markdown.contains("| capacity-drop | AIMD f32 | 87 % |"), "{markdown}");
+    assert!(markdown.starts_with("| scenario | AIMD | Vegas | EWMA-deviation | Gradient2 |"));
+    assert!(markdown.contains("| capacity-drop | AIMD f32 | 87 %, p95 2.00×, 0 refused (0.0 %) |"), "{markdown}");
 }
