@@ -198,7 +198,10 @@ pub fn markdown(rows: &[Row]) -> String {
         for (_, labels) in CONTROLLERS {
             let cell = labels
                 .iter()
-                .find_map(|l| rows.iter().find(|r| r.scenario == scenario && r.limiter == *l))
+                .find_map(|l| {
+                    rows.iter()
+                        .find(|r| r.scenario == scenario && r.limiter == *l)
+                })
                 .map_or_else(|| "–".to_owned(), against_oracle);
             let _ = write!(out, " {cell} |");
         }
@@ -206,7 +209,13 @@ pub fn markdown(rows: &[Row]) -> String {
     }
     out.push_str("\n| scenario | limiter | against the oracle |\n|---|---|---|\n");
     for r in rows.iter().filter(|r| r.limiter != "oracle") {
-        let _ = writeln!(out, "| {} | {} | {} |", r.scenario, r.limiter, against_oracle(r));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            r.scenario,
+            r.limiter,
+            against_oracle(r)
+        );
     }
     out
 }

@@ -302,7 +302,12 @@ fn json_rows_carry_every_metric() {
     for row in r {
         assert!(row.get("error").is_none(), "flagged: {row}");
         for f in fields {
-            assert!(row.get(f).is_some(), "{} / {}: no {f}", row["scenario"], row["limiter"]);
+            assert!(
+                row.get(f).is_some(),
+                "{} / {}: no {f}",
+                row["scenario"],
+                row["limiter"]
+            );
         }
     }
 }
@@ -314,7 +319,12 @@ fn json_rows_carry_every_metric() {
 fn the_oracle_bounds_every_limiter() {
     for row in rows() {
         let share = row["goodput_vs_oracle"].as_f64().expect("a share");
-        assert!(share <= 1.01, "{} / {}: {share}", row["scenario"], row["limiter"]);
+        assert!(
+            share <= 1.01,
+            "{} / {}: {share}",
+            row["scenario"],
+            row["limiter"]
+        );
     }
 }
 
@@ -328,10 +338,18 @@ fn limit_series_cover_every_client_and_the_drain() {
     let period = series["period_ms"].as_f64().unwrap();
     let samples = series["limits"][9].as_array().unwrap().len() as f64;
     let drained = shared["drained_at_ms"].as_f64().unwrap();
-    assert!(samples * period >= drained, "{samples} × {period} ms < {drained} ms");
+    assert!(
+        samples * period >= drained,
+        "{samples} × {period} ms < {drained} ms"
+    );
     // 1000 clients: 20 of them are kept, the first and the last among them.
     let big = &row(r, "shared-1000-proportional", "AIMD defaults")["limit_series"]["clients"];
-    let big: Vec<u64> = big.as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect();
+    let big: Vec<u64> = big
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
     assert_eq!((big.len(), big[0], big[19]), (20, 0, 999));
     assert_eq!(
         row(r, "shared-1000-proportional", "AIMD defaults")["limit_quartiles"]
@@ -354,7 +372,10 @@ fn a_late_joiner_is_measured_against_its_fair_share() {
         assert_eq!(joiner["joined_ms"].as_f64(), Some(10_000.0));
         assert_eq!(joiner["fair_after_ms"].as_f64(), Some(1_000.0));
         let share = joiner["share_at_2s"].as_f64().unwrap();
-        assert!((0.8..=1.2).contains(&share), "{scenario}: oracle share {share}");
+        assert!(
+            (0.8..=1.2).contains(&share),
+            "{scenario}: oracle share {share}"
+        );
     }
 }
 
@@ -377,5 +398,8 @@ fn old_names_and_parameters_are_accepted() {
     assert_eq!(small[0]["ok_per_client"].as_array().unwrap().len(), 3);
     let markdown = run(&["--format", "markdown", "--scenario", "capacity-drop"]);
     assert!(markdown.starts_with("| scenario | AIMD | Vegas | EWMA-deviation | Gradient2 |"));
-    assert!(markdown.contains("| capacity-drop | AIMD f32 | 87 %, p95 2.00×, 0 refused (0.0 %) |"), "{markdown}");
+    assert!(
+        markdown.contains("| capacity-drop | AIMD f32 | 87 %, p95 2.00×, 0 refused (0.0 %) |"),
+        "{markdown}"
+    );
 }
