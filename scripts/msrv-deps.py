@@ -19,14 +19,14 @@ def version_tuple(text):
 
 
 def main():
-    metadata = json.loads(
-        subprocess.run(
-            ["cargo", "metadata", "--format-version", "1", "--locked", "--all-features"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+    result = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--locked", "--all-features"],
+        capture_output=True,
+        text=True,
     )
+    if result.returncode != 0:
+        sys.exit(f"msrv-deps: cargo metadata failed: nothing was checked\n{result.stderr}")
+    metadata = json.loads(result.stdout)
     packages = {p["id"]: p for p in metadata["packages"]}
     nodes = {n["id"]: n for n in metadata["resolve"]["nodes"]}
     members = set(metadata["workspace_members"])
