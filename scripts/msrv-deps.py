@@ -15,7 +15,9 @@ import sys
 
 
 def version_tuple(text):
-    return tuple(int(part) for part in text.split("."))
+    """`1.85` and `1.85.0` alike: three parts."""
+    parts = [int(part) for part in text.split(".")]
+    return tuple((parts + [0, 0, 0])[:3])
 
 
 def main():

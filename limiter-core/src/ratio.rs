@@ -148,7 +148,8 @@ impl Ratio {
     /// less its tolerance, rounded up, are the two snapped products. A 32 × 32-bit product: no
     /// 128-bit arithmetic on a microcontroller.
     const fn product(self, value: u32) -> (u64, u64) {
-        let tolerance = value.div_ceil(2);
+        // A product of a whole number of units is off by at most value/2 units: value / 2.
+        let tolerance = value / 2;
         let tolerance = if tolerance > 0x7fff {
             0x7fff
         } else {

@@ -404,9 +404,10 @@ impl<'g, 'c> Calls<'g, 'c> {
         ticket.record(verdict);
     }
 
-    /// Resumes every waiter the gate woke, oldest first; each must come out admitted or queued
-    /// again (admitted by its own gate, now waiting for the global one).
-    fn resume_woken(&mut self) -> Vec<(u64, Ticket<'g, 'c>)> {
+    /// Resumes every waiter the gate woke, oldest first: admitted, queued again (admitted by its
+    /// own gate, now waiting for the global one), or turned away by the global one's full queue.
+    /// Returns the admitted calls and how many were turned away.
+    fn resume_woken(&mut self, rec: &mut Recorder) -> (Vec<(u64, Ticket<'g, 'c>)>, u32) {
         self.wake.listed.store(false, Ordering::SeqCst);
         let woken: Vec<u64> = self
             .waiting
@@ -414,7 +415,8 @@ impl<'g, 'c> Calls<'g, 'c> {
             .filter(|(_, (_, f))| f.set.load(Ordering::SeqCst))
             .map(|(id, _)| *id)
             .collect();
-        woken
+        let mut rejected = 0;
+        let admitted = woken
             .into_iter()
             .filter_map(|id| {
                 let (mut acquire, flag) = self.waiting.remove(&id).expect("waiting");
@@ -426,10 +428,17 @@ impl<'g, 'c> Calls<'g, 'c> {
                         self.waiting.insert(id, (acquire, flag));
                         None
                     }
-                    Poll::Ready(Err(_)) => panic!("woken into a full queue"),
+                    Poll::Ready(Err(_)) => {
+                        self.arrived.remove(&id);
+                        self.attempt.remove(&id);
+                        rec.rejected(self.client);
+                        rejected += 1;
+                        None
+                    }
                 }
             })
-            .collect()
+            .collect();
+        (admitted, rejected)
     }
 }
 
@@ -480,6 +489,7 @@ impl World<'_> {
         &mut self,
         woken: &WokenClients,
         calls: &mut [Calls<'_, '_>],
+        loads: &[Load],
         now: u64,
         rec: &mut Recorder,
     ) -> Result<(), RunError> {
@@ -491,8 +501,16 @@ impl World<'_> {
             // In client order, whatever order the wakes came in: runs do not depend on it.
             listed.sort_unstable();
             for client in listed {
-                for call in calls[client].resume_woken() {
+                let (admitted, rejected) = calls[client].resume_woken(rec);
+                for call in admitted {
                     self.start(&mut calls[client], call, now, rec)?;
+                }
+                // A closed-loop caller turned away tries again a moment later, as on arrival.
+                for _ in 0..rejected {
+                    if loads[client].calls_again(now, calls[client].issued) {
+                        self.schedule(&mut calls[client], now + 1_000);
+                        calls[client].issued += 1;
+                    }
                 }
             }
         }
@@ -655,12 +673,13 @@ pub fn run(
                 rec.limit(client, now, gates[client].limit());
             }
         }
-        world.resume(&woken, &mut calls, now, &mut rec)?;
+        world.resume(&woken, &mut calls, loads, now, &mut rec)?;
         if let Some(ceiling) = &ceiling {
             global_peak = global_peak.max(ceiling.in_flight());
         }
-        // A client past its stop with nothing left to do leaves the oracle's sharing.
-        if now >= loads[client].stop_us && !calls[client].has_work() {
+        // A client with nothing left to do (past its stop, or its count made) leaves the
+        // oracle's sharing.
+        if !calls[client].has_work() {
             oracle_next = oracle_next.min(now);
         }
     }
@@ -737,7 +756,7 @@ impl Oracles<'_, '_, '_> {
             .loads
             .iter()
             .zip(self.calls)
-            .map(|(l, c)| now >= l.start_us && (now < l.stop_us || c.has_work()))
+            .map(|(l, c)| now >= l.start_us && c.has_work())
             .collect();
         let limits = oracle_limits(upstream, &active, now);
         rec.oracle_of_first(now, limits[0]);
@@ -748,7 +767,10 @@ impl Oracles<'_, '_, '_> {
                         f.set_limit(limit).expect("at least 1");
                     }
                 });
-                rec.limit(i, now, gate.limit());
+                // A client that left keeps the limits of its active time in its statistics.
+                if active[i] {
+                    rec.limit(i, now, gate.limit());
+                }
             }
         }
         let boundary = self
@@ -762,8 +784,9 @@ impl Oracles<'_, '_, '_> {
 }
 
 /// Each client's oracle limit at `now`: its share of the dependency among the active clients
-/// (started, and within their load or still with calls to finish). An inactive client gets a
-/// share as if it were one more.
+/// (started, with a call to make, waiting or in progress: every arrival of an open load is
+/// scheduled from the start, and a closed-loop caller schedules its next call as its last one
+/// ends). An inactive client gets a share as if it were one more.
 fn oracle_limits(upstream: &dyn Upstream, active: &[bool], now: u64) -> Vec<u32> {
     let count = active.iter().filter(|&&a| a).count();
     let mut index = 0;

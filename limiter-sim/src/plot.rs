@@ -73,9 +73,10 @@ fn draw(
     root.present().map_err(|e| text(&e))
 }
 
-/// Steps through `(µs, value)` points: each value holds until the next point.
+/// Steps through `(µs, value)` points: each value holds until the next point (the last one is
+/// drawn as a point).
 fn steps(points: &[(u64, u32)]) -> Vec<(f64, f64)> {
-    points
+    let mut out: Vec<(f64, f64)> = points
         .windows(2)
         .flat_map(|w| {
             let ((t0, l0), (t1, _)) = (w[0], w[1]);
@@ -84,7 +85,9 @@ fn steps(points: &[(u64, u32)]) -> Vec<(f64, f64)> {
                 (t1 as f64 / 1e6, f64::from(l0)),
             ]
         })
-        .collect()
+        .collect();
+    out.extend(points.last().map(|&(t, l)| (t as f64 / 1e6, f64::from(l))));
+    out
 }
 
 fn target(scenario: &Scenario, dir: &Path, suffix: &str) -> Result<PathBuf, String> {

@@ -124,12 +124,15 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
                 .fair_after_ms
                 .map_or_else(|| "never".to_owned(), |ms| format!("{:.1} s", ms / 1e3)),
         };
+        let vs_oracle = r
+            .goodput_vs_oracle
+            .map_or_else(|| "–".to_owned(), |g| format!("{:.0}%", g * 100.0));
         let _ = writeln!(
             out,
-            "{:>18} {:>7} {:>5.0}% {:>7} {:>6} {:>6} {:>8.1} {:>7.1} {:>7.1} {:>7.1} {:>8.1} {:>8.1} {:>12} {:>6} {:>5} {:>11} {:>6.0}ms {:>5.2} {:>5.2} {:>6.2} {:>9}",
+            "{:>18} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8.1} {:>7.1} {:>7.1} {:>7.1} {:>8.1} {:>8.1} {:>12} {:>6} {:>5} {:>11} {:>6.0}ms {:>5.2} {:>5.2} {:>6.2} {:>9}",
             r.limiter,
             m.ok,
-            r.goodput_vs_oracle.unwrap_or(0.0) * 100.0,
+            vs_oracle,
             m.throttled + m.timed_out,
             m.rejected,
             m.failed,
@@ -153,14 +156,8 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
     out
 }
 
-/// The adaptive controllers of the comparison, by column: each scenario's row for it is the
-/// first of these labels it has.
-const CONTROLLERS: [(&str, &[&str]); 4] = [
-    ("AIMD", &["AIMD defaults", "AIMD f32"]),
-    ("Vegas", &["Vegas"]),
-    ("EWMA-deviation", &["EWMA-deviation"]),
-    ("Gradient2", &["Gradient2"]),
-];
+/// The adaptive controllers of the comparison's first table, by their rows' labels.
+const CONTROLLERS: [&str; 4] = ["AIMD", "Vegas", "EWMA-deviation", "Gradient2"];
 
 /// One row's comparison with the oracle: goodput share, p95 ratio, refusals and their share.
 fn against_oracle(r: &Row) -> String {
@@ -185,7 +182,7 @@ fn against_oracle(r: &Row) -> String {
 /// same way.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::from("| scenario |");
-    for (name, _) in CONTROLLERS {
+    for name in CONTROLLERS {
         let _ = write!(out, " {name} |");
     }
     out.push_str("\n|---|");
@@ -195,13 +192,10 @@ pub fn markdown(rows: &[Row]) -> String {
     scenarios.dedup();
     for scenario in scenarios {
         let _ = write!(out, "| {scenario} |");
-        for (_, labels) in CONTROLLERS {
-            let cell = labels
+        for label in CONTROLLERS {
+            let cell = rows
                 .iter()
-                .find_map(|l| {
-                    rows.iter()
-                        .find(|r| r.scenario == scenario && r.limiter == *l)
-                })
+                .find(|r| r.scenario == scenario && r.limiter == label)
                 .map_or_else(|| "–".to_owned(), against_oracle);
             let _ = write!(out, " {cell} |");
         }

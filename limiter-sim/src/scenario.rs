@@ -1,7 +1,6 @@
 //! The standard scenarios, each a load, an upstream and the limiters to compare.
 
 use std::fmt;
-use std::time::Duration;
 
 use limiter_core::{AimdConfig, EwmaConfig, GradientConfig, Ratio, VegasConfig};
 
@@ -65,10 +64,32 @@ impl Params {
     }
 }
 
-fn labelled(rows: Vec<(&str, Limiter)>) -> Vec<(String, Limiter)> {
-    rows.into_iter()
-        .map(|(l, lim)| (l.to_owned(), lim))
-        .collect()
+/// The rows every scenario compares: its fixed-limit references (label, limit), then each
+/// controller at its library defaults (`initial 4 within [1, 64]` for all of them: one floor,
+/// ceiling and initial limit for the whole suite, no per-scenario tuning), then the oracle.
+fn compared(fixed: &[(&str, u32)]) -> Vec<(String, Limiter)> {
+    let mut rows: Vec<(String, Limiter)> = fixed
+        .iter()
+        .map(|&(label, limit)| (label.to_owned(), Limiter::Fixed(limit)))
+        .collect();
+    rows.extend([
+        ("AIMD".into(), Limiter::AimdFloat(AimdConfig::default())),
+        (
+            "AIMD fixed-point".into(),
+            Limiter::AimdFixedPoint(AimdConfig::default()),
+        ),
+        ("Vegas".into(), Limiter::Vegas(VegasConfig::default())),
+        (
+            "EWMA-deviation".into(),
+            Limiter::Ewma(EwmaConfig::default()),
+        ),
+        (
+            "Gradient2".into(),
+            Limiter::Gradient(GradientConfig::default()),
+        ),
+        ("oracle".into(), Limiter::Oracle),
+    ]);
+    rows
 }
 
 /// A [`Queueing`] dependency whose capacity is a true bound on goodput (see [`Growth`]).
@@ -97,33 +118,6 @@ const QUEUEING_ORACLE: &str = "its share of the capacity (shares of active clien
      past the capacity latency grows and throughput never rises";
 const QUOTA_ORACLE: &str = "its share of quota x latency / window, the concurrency that spends the quota \
      exactly: no limiter serves more than the quota";
-
-/// The peer controllers, sized like the scenario's AIMD, and the oracle: the rows every
-/// comparison ends with.
-fn peers(initial: u32, max: u32) -> Vec<(&'static str, Limiter)> {
-    vec![
-        ("Vegas", Limiter::Vegas(vegas(initial, max))),
-        ("EWMA-deviation", Limiter::Ewma(ewma(initial, max))),
-        ("Gradient2", Limiter::Gradient(gradient(initial, max))),
-        ("oracle", Limiter::Oracle),
-    ]
-}
-
-fn gradient(initial: u32, max: u32) -> GradientConfig {
-    GradientConfig::default().initial(initial).bounds(1, max)
-}
-
-fn ewma(initial: u32, max: u32) -> EwmaConfig {
-    EwmaConfig::default().initial(initial).bounds(1, max)
-}
-
-fn vegas(initial: u32, max: u32) -> VegasConfig {
-    VegasConfig::default().initial(initial).bounds(1, max)
-}
-
-fn aimd(initial: u32, max: u32) -> AimdConfig {
-    AimdConfig::default().initial(initial).bounds(1, max)
-}
 
 /// Every scenario, in the order they are printed, with `params` applied.
 ///
@@ -207,21 +201,7 @@ fn capacity_drop() -> Scenario {
             q.hard_cap = Some(25);
             Box::new(q)
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 16", Limiter::Fixed(16)),
-                    ("AIMD f32", Limiter::AimdFloat(aimd(16, 64))),
-                    ("AIMD fixed-point", Limiter::AimdFixedPoint(aimd(16, 64))),
-                    (
-                        "AIMD 20 ms target",
-                        Limiter::AimdFloat(aimd(16, 64).target(Duration::from_millis(20))),
-                    ),
-                ],
-                peers(16, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 16", 16)]),
     }
 }
 
@@ -244,23 +224,7 @@ fn quota_phases() -> Scenario {
                 window: (0, 0),
             })
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 4", Limiter::Fixed(4)),
-                    ("fixed 64", Limiter::Fixed(64)),
-                    (
-                        "AIMD from 4",
-                        Limiter::AimdFloat(
-                            aimd(4, 100).backoff(Ratio::from_fraction(7, 10).expect("0.7")),
-                        ),
-                    ),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-                ],
-                peers(4, 100),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 4", 4), ("fixed 64", 64)]),
     }
 }
 
@@ -279,16 +243,7 @@ fn slow_no_429() -> Scenario {
                 MS,
             ))
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 64", Limiter::Fixed(64)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-                ],
-                peers(4, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 64", 64)]),
     }
 }
 
@@ -297,7 +252,7 @@ fn quota_scenario(
     name: &str,
     about: &str,
     until: u64,
-    fixed: Vec<(&str, Limiter)>,
+    fixed: &[(&str, u32)],
     upstream: Box<dyn Fn() -> Box<dyn Upstream>>,
 ) -> Scenario {
     Scenario {
@@ -307,14 +262,7 @@ fn quota_scenario(
         oracle: QUOTA_ORACLE.into(),
         clients: Clients::new(vec![Load::closed(200, until)]),
         upstream,
-        limiters: labelled(
-            [
-                fixed,
-                vec![("AIMD defaults", Limiter::AimdFloat(aimd(4, 100)))],
-                peers(4, 100),
-            ]
-            .concat(),
-        ),
+        limiters: compared(fixed),
     }
 }
 
@@ -323,7 +271,7 @@ fn drop_and_recover() -> Scenario {
         "drop-and-recover",
         "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
         15 * S,
-        vec![("fixed 50", Limiter::Fixed(50))],
+        &[("fixed 50", 50)],
         Box::new(|| Box::new(quota(vec![(0, 50), (5 * S, 5), (10 * S, 50)], false))),
     )
 }
@@ -333,7 +281,7 @@ fn retry_after() -> Scenario {
         "retry-after",
         "quota 20 per tick; refusals carry Retry-After to the next tick; 200 callers, 10 s",
         10 * S,
-        vec![("fixed 64", Limiter::Fixed(64))],
+        &[("fixed 64", 64)],
         Box::new(|| Box::new(quota(vec![(0, 20)], true))),
     )
 }
@@ -353,10 +301,7 @@ fn oscillating() -> Scenario {
         "oscillating",
         "quota alternates 40 and 10 per tick every 2 s; a backlog of work for 20 s",
         20 * S,
-        vec![
-            ("fixed 40", Limiter::Fixed(40)),
-            ("fixed 10", Limiter::Fixed(10)),
-        ],
+        &[("fixed 40", 40), ("fixed 10", 10)],
         Box::new(|| {
             let steps = (0..10).map(|i| (i * 2 * S, if i % 2 == 0 { 40 } else { 10 }));
             Box::new(quota(steps.collect(), false))
@@ -378,16 +323,7 @@ fn fairness() -> Scenario {
             q.hard_cap = Some(80);
             Box::new(q)
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 20 each", Limiter::Fixed(20)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-                ],
-                peers(4, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 20 each", 20)]),
     }
 }
 
@@ -408,16 +344,7 @@ fn noisy_tenant(
         oracle: "each account's own quota x latency / window (its quota alone bounds it)".into(),
         clients,
         upstream: Box::new(upstream),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 40 each", Limiter::Fixed(40)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-                ],
-                peers(4, 100),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 40 each", 40)]),
     }
 }
 
@@ -436,20 +363,7 @@ fn steady_noisy() -> Scenario {
                 3 * MS,
             ))
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 16", Limiter::Fixed(16)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-                    (
-                        "AIMD 20 ms target",
-                        Limiter::AimdFloat(aimd(4, 64).target(Duration::from_millis(20))),
-                    ),
-                ],
-                peers(4, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 16", 16)]),
     }
 }
 
@@ -480,11 +394,7 @@ fn retry_storm(name: &str, budget: Option<Ratio>) -> Scenario {
                 to_us: 4 * S,
             })
         }),
-        limiters: labelled(vec![
-            ("fixed 30", Limiter::Fixed(30)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ("oracle", Limiter::Oracle),
-        ]),
+        limiters: compared(&[("fixed 30", 30)]),
     }
 }
 
@@ -508,12 +418,7 @@ fn hanging(name: &str, about: String, capacity: u32, hang_past: u32, until: u64)
             q.over_cap = OverCap::NoAnswer;
             Box::new(q)
         }),
-        limiters: labelled(vec![
-            ("fixed 30", Limiter::Fixed(30)),
-            ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ("Gradient2", Limiter::Gradient(gradient(4, 64))),
-            ("oracle", Limiter::Oracle),
-        ]),
+        limiters: compared(&[("fixed 30", 30)]),
     }
 }
 
@@ -544,21 +449,6 @@ fn hang_low(params: &Params) -> Scenario {
 
 fn seconds(us: u64) -> String {
     format!("{} s", us as f64 / 1e6)
-}
-
-/// Every adaptive controller at its defaults for a dependency shared by many clients, with a
-/// fixed limit of twice the fair share for comparison.
-fn shared_limiters(fixed: u32) -> Vec<(String, Limiter)> {
-    labelled(
-        [
-            vec![
-                ("fixed 2x share", Limiter::Fixed(fixed)),
-                ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-            ],
-            peers(4, 64),
-        ]
-        .concat(),
-    )
 }
 
 /// `n` clients (16 callers each, their own limiters) share a capacity of `4n`, 100 ms calls
@@ -595,7 +485,7 @@ fn shared(n: usize, growth: Growth, params: &Params) -> Scenario {
         oracle: QUEUEING_ORACLE.into(),
         clients: shared_clients(vec![Load::closed(16, until); n]),
         upstream: shared_upstream(capacity, growth),
-        limiters: shared_limiters(8),
+        limiters: compared(&[]),
     }
 }
 
@@ -616,7 +506,7 @@ fn late_joiner(n: usize, params: &Params) -> Scenario {
         oracle: QUEUEING_ORACLE.into(),
         clients: shared_clients(loads),
         upstream: shared_upstream(capacity, Growth::Proportional),
-        limiters: shared_limiters(8),
+        limiters: compared(&[]),
     }
 }
 
@@ -634,7 +524,7 @@ fn creep(params: &Params) -> Scenario {
         oracle: QUEUEING_ORACLE.into(),
         clients: shared_clients(vec![Load::closed(16, until); n]),
         upstream: shared_upstream(capacity, Growth::Proportional),
-        limiters: shared_limiters(8),
+        limiters: compared(&[]),
     }
 }
 
@@ -655,16 +545,7 @@ fn fast_backpressure(params: &Params) -> Scenario {
             q.over_cap = OverCap::Unavailable { after_us: MS };
             Box::new(q)
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 100", Limiter::Fixed(100)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 100))),
-                ],
-                peers(4, 100),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 100", 100)]),
     }
 }
 
@@ -687,16 +568,7 @@ fn shallow_knee(params: &Params) -> Scenario {
                 MS,
             ))
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 64", Limiter::Fixed(64)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 64))),
-                ],
-                peers(4, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 64", 64)]),
     }
 }
 
@@ -727,16 +599,7 @@ fn slow_link(params: &Params) -> Scenario {
                 0,
             ))
         }),
-        limiters: labelled(
-            [
-                vec![
-                    ("fixed 100", Limiter::Fixed(100)),
-                    ("AIMD defaults", Limiter::AimdFloat(aimd(4, 500))),
-                ],
-                peers(4, 500),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[("fixed 100", 100)]),
     }
 }
 
@@ -759,13 +622,7 @@ fn slow_sender(params: &Params) -> Scenario {
                 MS,
             ))
         }),
-        limiters: labelled(
-            [
-                vec![("AIMD defaults", Limiter::AimdFloat(aimd(4, 64)))],
-                peers(4, 64),
-            ]
-            .concat(),
-        ),
+        limiters: compared(&[]),
     }
 }
 

@@ -68,7 +68,9 @@ pub struct CallEnd {
 
 /// Which of the clients active at an instant one client is: `index` of `count`. An oracle's share
 /// of a capacity `C` is `C / count`, the first `C mod count` clients taking one more, so that the
-/// shares add up to exactly `C`: a true bound whether or not `count` divides `C`.
+/// shares add up to exactly `C`: a true bound whether or not `count` divides `C`, as long as
+/// `C ≥ count` (below that every client still gets 1, and the shares add up to `count`: the
+/// suite's shared scenarios give each client a capacity of 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     /// This client's rank among the active clients, from 0.

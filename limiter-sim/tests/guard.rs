@@ -111,3 +111,25 @@ fn the_upstream_sees_every_end_with_its_id_and_how_it_ended() {
             .all(|(_, e)| *e == Ending::Answered(Reply::Ok))
     );
 }
+
+/// More callers waiting on a global ceiling than its queue holds: those turned away by it after
+/// their own gate admitted them are refusals (shed), not a crash.
+#[test]
+fn a_full_global_queue_sheds_woken_callers() {
+    let mut clients = Clients::new(vec![Load::closed(100, 50_000); 60]);
+    clients.global = Some(40);
+    let mut upstream = Flapping {
+        in_flight: 0,
+        instant: false,
+        ended: Vec::new(),
+    };
+    // Each client admits 80 of its 100 callers to the ceiling; the other 20 wait on their own
+    // gate, and are woken into the ceiling's full queue as the first ones are turned away.
+    let m = limiter_sim::engine::run(&clients, &mut upstream, &Limiter::Fixed(80), 1).unwrap();
+    assert!(
+        m.rejected > 0,
+        "6,000 callers, a global queue of 4,096: some are shed"
+    );
+    assert_eq!(m.global_peak, Some(40));
+    assert_eq!(upstream.in_flight, 0);
+}

@@ -40,7 +40,7 @@ fn metric(rows: &[Value], scenario: &str, limiter: &str, field: &str) -> f64 {
 fn capacity_drop_aimd_keeps_p95_within_12_ms() {
     let r = rows();
     let fixed = metric(r, "capacity-drop", "fixed 16", "p95_ms");
-    for aimd in ["AIMD f32", "AIMD fixed-point"] {
+    for aimd in ["AIMD", "AIMD fixed-point"] {
         let p95 = metric(r, "capacity-drop", aimd, "p95_ms");
         assert!(
             p95 <= 12.0 && p95 * 4.0 <= fixed,
@@ -59,8 +59,8 @@ fn capacity_drop_aimd_keeps_p95_within_12_ms() {
 fn quota_phases_adaptive_finds_most_of_the_quota_with_few_refusals() {
     let r = rows();
     let oracle = metric(r, "quota-phases", "oracle", "ok");
-    let ok = metric(r, "quota-phases", "AIMD defaults", "ok");
-    let throttled = metric(r, "quota-phases", "AIMD defaults", "throttled");
+    let ok = metric(r, "quota-phases", "AIMD", "ok");
+    let throttled = metric(r, "quota-phases", "AIMD", "throttled");
     assert!(ok >= 0.85 * oracle, "AIMD {ok} ok vs oracle {oracle}");
     assert!(
         throttled <= 0.15 * ok,
@@ -77,9 +77,9 @@ fn quota_phases_adaptive_finds_most_of_the_quota_with_few_refusals() {
 #[test]
 fn without_errors_concurrency_stops_growing_when_latency_grows() {
     let r = rows();
-    let limit = metric(r, "slow-no-429", "AIMD defaults", "limit_mean");
+    let limit = metric(r, "slow-no-429", "AIMD", "limit_mean");
     assert!(limit <= 12.0, "mean limit {limit} against a capacity of 8");
-    let p95 = metric(r, "slow-no-429", "AIMD defaults", "p95_ms");
+    let p95 = metric(r, "slow-no-429", "AIMD", "p95_ms");
     let fixed = metric(r, "slow-no-429", "fixed 64", "p95_ms");
     assert!(p95 * 10.0 <= fixed, "p95 {p95} ms vs fixed {fixed} ms");
 }
@@ -87,7 +87,7 @@ fn without_errors_concurrency_stops_growing_when_latency_grows() {
 #[test]
 fn retry_after_hints_keep_refusals_rare() {
     let r = rows();
-    let aimd = metric(r, "retry-after", "AIMD defaults", "throttled");
+    let aimd = metric(r, "retry-after", "AIMD", "throttled");
     let fixed = metric(r, "retry-after", "fixed 64", "throttled");
     assert!(aimd * 20.0 <= fixed, "{aimd} refusals vs {fixed}");
 }
@@ -147,9 +147,9 @@ fn per_client(rows: &[Value], scenario: &str, limiter: &str) -> Vec<f64> {
 #[test]
 fn ten_clients_with_their_own_limiters_share_fairly() {
     let r = rows();
-    let jain = metric(r, "fairness", "AIMD defaults", "fairness");
+    let jain = metric(r, "fairness", "AIMD", "fairness");
     assert!(jain >= 0.95, "Jain's index {jain}");
-    assert_eq!(metric(r, "fairness", "AIMD defaults", "timed_out"), 0.0);
+    assert_eq!(metric(r, "fairness", "AIMD", "timed_out"), 0.0);
     // Without adaptation the first callers take everything and the rest time out.
     assert!(metric(r, "fairness", "fixed 20 each", "fairness") < 0.5);
     assert!(metric(r, "fairness", "fixed 20 each", "timed_out") > 0.0);
@@ -158,7 +158,7 @@ fn ten_clients_with_their_own_limiters_share_fairly() {
 #[test]
 fn a_throttled_tenant_does_not_hold_back_a_healthy_one() {
     let r = rows();
-    let aimd = per_client(r, "noisy-tenant", "AIMD defaults");
+    let aimd = per_client(r, "noisy-tenant", "AIMD");
     let oracle = per_client(r, "noisy-tenant", "oracle");
     assert!(
         aimd[1] >= 0.75 * oracle[1],
@@ -166,7 +166,7 @@ fn a_throttled_tenant_does_not_hold_back_a_healthy_one() {
         aimd[1],
         oracle[1]
     );
-    let refused = metric(r, "noisy-tenant", "AIMD defaults", "throttled");
+    let refused = metric(r, "noisy-tenant", "AIMD", "throttled");
     assert!(refused * 20.0 <= metric(r, "noisy-tenant", "fixed 40 each", "throttled"));
 }
 
@@ -180,7 +180,7 @@ fn plots_are_written_as_svg() {
         dir.to_str().expect("UTF-8 path"),
     ]);
     let svg = std::fs::read_to_string(dir.join("capacity-drop.svg")).expect("the chart");
-    assert!(svg.starts_with("<svg") && svg.contains("AIMD f32") && svg.contains("oracle"));
+    assert!(svg.starts_with("<svg") && svg.contains("AIMD fixed-point") && svg.contains("oracle"));
     let p95 =
         std::fs::read_to_string(dir.join("capacity-drop-p95.svg")).expect("the latency chart");
     assert!(p95.starts_with("<svg") && p95.contains("p95 service time"));
@@ -191,7 +191,7 @@ fn plots_are_written_as_svg() {
 fn a_healthy_noisy_dependency_is_not_throttled() {
     let r = rows();
     // Every call is served whatever the limiter: what matters is that none waited for it.
-    let wait = metric(r, "steady-noisy", "AIMD defaults", "wait_p95_ms");
+    let wait = metric(r, "steady-noisy", "AIMD", "wait_p95_ms");
     assert!(wait <= 2.0, "calls queued in the limiter: p95 {wait} ms");
 }
 
@@ -210,7 +210,7 @@ fn a_retry_budget_bounds_amplification_and_aimd_avoids_the_storm() {
     );
     // AIMD cuts during the outage, so few calls fail and few are retried, budget or not.
     for scenario in ["retry-storm", "retry-storm-budget"] {
-        let amplification = metric(r, scenario, "AIMD defaults", "retry_amplification");
+        let amplification = metric(r, scenario, "AIMD", "retry_amplification");
         assert!(amplification <= 1.05, "{scenario}: {amplification}");
     }
 }
@@ -218,7 +218,7 @@ fn a_retry_budget_bounds_amplification_and_aimd_avoids_the_storm() {
 #[test]
 fn adaptive_limits_settle_after_the_capacity_changes_and_fixed_ones_do_not() {
     let r = rows();
-    let aimd = metric(r, "quota-phases", "AIMD defaults", "settle_ms");
+    let aimd = metric(r, "quota-phases", "AIMD", "settle_ms");
     assert!(aimd <= 2_000.0, "AIMD settled after {aimd} ms");
     assert!(metric(r, "quota-phases", "fixed 4", "settle_ms") >= 9_000.0);
     assert_eq!(metric(r, "quota-phases", "oracle", "settle_ms"), 0.0);
@@ -228,8 +228,8 @@ fn adaptive_limits_settle_after_the_capacity_changes_and_fixed_ones_do_not() {
 fn a_server_that_stops_answering_is_avoided() {
     let r = rows();
     let oracle = metric(r, "hang", "oracle", "ok");
-    assert!(metric(r, "hang", "AIMD defaults", "ok") >= 0.6 * oracle);
-    assert!(metric(r, "hang", "AIMD defaults", "timed_out") <= 0.01 * oracle);
+    assert!(metric(r, "hang", "AIMD", "ok") >= 0.6 * oracle);
+    assert!(metric(r, "hang", "AIMD", "timed_out") <= 0.01 * oracle);
     // A fixed limit above the point where the server hangs gets almost nothing through.
     assert!(metric(r, "hang", "fixed 30", "timed_out") > metric(r, "hang", "fixed 30", "ok"));
 }
@@ -253,7 +253,7 @@ fn a_noisy_tenant_under_a_ceiling_shrinks_alone() {
             .as_f64()
             .unwrap()
     };
-    let aimd = row(r, scenario, "AIMD defaults");
+    let aimd = row(r, scenario, "AIMD");
     assert!(
         aimd["global_peak"].as_f64().unwrap() <= ceiling,
         "the ceiling held"
@@ -263,11 +263,11 @@ fn a_noisy_tenant_under_a_ceiling_shrinks_alone() {
         "A's limit shrank"
     );
     assert!(
-        b_ok("AIMD defaults") >= 0.8 * b_ok("oracle"),
+        b_ok("AIMD") >= 0.8 * b_ok("oracle"),
         "B kept most of its throughput"
     );
     assert!(
-        b_ok("AIMD defaults") >= 1.5 * b_ok("fixed 40 each"),
+        b_ok("AIMD") >= 1.5 * b_ok("fixed 40 each"),
         "more than with fixed limits"
     );
 }
@@ -332,7 +332,7 @@ fn the_oracle_bounds_every_limiter() {
 #[test]
 fn limit_series_cover_every_client_and_the_drain() {
     let r = rows();
-    let shared = row(r, "shared-10-linear", "AIMD defaults");
+    let shared = row(r, "shared-10-linear", "AIMD");
     let series = &shared["limit_series"];
     assert_eq!(series["clients"].as_array().unwrap().len(), 10);
     let period = series["period_ms"].as_f64().unwrap();
@@ -343,7 +343,7 @@ fn limit_series_cover_every_client_and_the_drain() {
         "{samples} × {period} ms < {drained} ms"
     );
     // 1000 clients: 20 of them are kept, the first and the last among them.
-    let big = &row(r, "shared-1000-proportional", "AIMD defaults")["limit_series"]["clients"];
+    let big = &row(r, "shared-1000-proportional", "AIMD")["limit_series"]["clients"];
     let big: Vec<u64> = big
         .as_array()
         .unwrap()
@@ -352,7 +352,7 @@ fn limit_series_cover_every_client_and_the_drain() {
         .collect();
     assert_eq!((big.len(), big[0], big[19]), (20, 0, 999));
     assert_eq!(
-        row(r, "shared-1000-proportional", "AIMD defaults")["limit_quartiles"]
+        row(r, "shared-1000-proportional", "AIMD")["limit_quartiles"]
             .as_array()
             .unwrap()
             .len(),
@@ -399,7 +399,25 @@ fn old_names_and_parameters_are_accepted() {
     let markdown = run(&["--format", "markdown", "--scenario", "capacity-drop"]);
     assert!(markdown.starts_with("| scenario | AIMD | Vegas | EWMA-deviation | Gradient2 |"));
     assert!(
-        markdown.contains("| capacity-drop | AIMD f32 | 87 %, p95 2.00×, 0 refused (0.0 %) |"),
+        markdown.contains("| capacity-drop | AIMD | 87 %, p95 2.00×, 0 refused (0.0 %) |"),
         "{markdown}"
     );
+}
+
+/// The fixed-point AIMD (what firmware runs) and the `f32` one give the same rows in every
+/// scenario: every measurement, not only the totals.
+#[test]
+fn fixed_point_and_float_aimd_agree_everywhere() {
+    let r = rows();
+    let mut compared = 0;
+    for float in r.iter().filter(|row| row["limiter"] == "AIMD") {
+        let scenario = float["scenario"].as_str().unwrap();
+        let mut fixed = row(r, scenario, "AIMD fixed-point").clone();
+        let mut float = float.clone();
+        fixed["limiter"] = Value::Null;
+        float["limiter"] = Value::Null;
+        assert_eq!(fixed, float, "{scenario}");
+        compared += 1;
+    }
+    assert_eq!(compared, 27);
 }

@@ -102,7 +102,8 @@ impl LimitValue for F32 {
         let product = self.sum * b;
         // The factor is off by at most 2^-17, and the product's rounding by one unit in 2^23 of
         // it; a product that close to a whole number is that number, with nothing owed.
-        let tolerance = self.sum * (1.0 / 131_072.0) + product * f32::EPSILON;
+        // At most just under half a unit, like `Q32`'s: beyond, every product would snap.
+        let tolerance = (self.sum * (1.0 / 131_072.0) + product * f32::EPSILON).min(0.499_99);
         if (0.0..4_294_967_040.0).contains(&product) {
             let nearest = (product + 0.5) as u32 as f32;
             let off = if product > nearest {
