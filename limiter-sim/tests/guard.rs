@@ -112,24 +112,35 @@ fn the_upstream_sees_every_end_with_its_id_and_how_it_ended() {
     );
 }
 
-/// More callers waiting on a global ceiling than its queue holds: those turned away by it after
-/// their own gate admitted them are refusals (shed), not a crash.
+/// Serves every call in 1 ms; the oracle's share is 1 until 10 ms, then 100.
+struct Stepped;
+
+impl Upstream for Stepped {
+    fn start(&mut self, _: &CallStart, _: &mut Rng) -> Call {
+        Call {
+            duration_us: 1_000,
+            reply: Reply::Ok,
+        }
+    }
+    fn end(&mut self, _: &CallEnd) {}
+    fn oracle_limit(&self, now: u64, _: usize, _: Share) -> u32 {
+        if now < 10_000 { 1 } else { 100 }
+    }
+    fn oracle_steady_until(&self, now: u64) -> u64 {
+        if now < 10_000 { 10_000 } else { u64::MAX }
+    }
+}
+
+/// More callers woken towards a global ceiling than its queue holds: those turned away by it
+/// after their own gate admitted them are refusals (shed), not a crash.
 #[test]
 fn a_full_global_queue_sheds_woken_callers() {
-    let mut clients = Clients::new(vec![Load::closed(100, 50_000); 60]);
+    // 60 clients of 100 callers under a ceiling of 40: one call each until the oracle's limit
+    // rises from 1 to 100 at 10 ms and wakes 99 waiters of every client at once, 5,940 for a
+    // global queue with room for 4,096 less the 20 already in it.
+    let mut clients = Clients::new(vec![Load::closed(100, 20_000); 60]);
     clients.global = Some(40);
-    let mut upstream = Flapping {
-        in_flight: 0,
-        instant: false,
-        ended: Vec::new(),
-    };
-    // Each client admits 80 of its 100 callers to the ceiling; the other 20 wait on their own
-    // gate, and are woken into the ceiling's full queue as the first ones are turned away.
-    let m = limiter_sim::engine::run(&clients, &mut upstream, &Limiter::Fixed(80), 1).unwrap();
-    assert!(
-        m.rejected > 0,
-        "6,000 callers, a global queue of 4,096: some are shed"
-    );
+    let m = limiter_sim::engine::run(&clients, &mut Stepped, &Limiter::Oracle, 1).unwrap();
+    assert!(m.rejected >= 1_800, "{} shed", m.rejected);
     assert_eq!(m.global_peak, Some(40));
-    assert_eq!(upstream.in_flight, 0);
 }
