@@ -51,8 +51,10 @@ pub struct Clients {
     /// A fixed ceiling over all clients (hierarchical admission: each call takes its client's
     /// permit, then the ceiling's), if any.
     pub global: Option<u32>,
-    /// The clients' timeout, µs: a call that has not ended by then ends as a timeout. `None`:
-    /// the clients wait for every answer (an upstream that never answers is then an error).
+    /// The clients' timeout, µs: a call that has not ended by then ends as a timeout. It runs
+    /// from the call's admission, as the limiter measures latency: time queued in the limiter is
+    /// not timed out. `None`: the clients wait for every answer (an upstream that never answers
+    /// is then an error).
     pub timeout_us: Option<u64>,
 }
 
