@@ -69,6 +69,15 @@ enum Verdict {
     Congested { threshold: u64 },
 }
 
+/// What one sample does to the limit.
+#[derive(Clone, Copy)]
+enum Step {
+    Hold,
+    Grow,
+    /// A cut to `part / whole` of the limit (within `[deepest_cut, backoff]`).
+    Cut(u64, u64),
+}
+
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
 ///
 /// Durations are kept in 32-bit microseconds, so a longer one than about 71 minutes saturates
@@ -568,9 +577,12 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
 
     fn on_sample(&mut self, sample: &Sample) -> Change {
         let elapsed = self.observe(sample.completed_at);
-        let change = match sample.outcome {
-            Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload => self.cut(sample, elapsed, self.config.backoff),
+        // A congestion signal is a fraction `(part, whole)` the limit is cut to, within
+        // [deepest_cut, backoff]: for a latency over the threshold, threshold over latency; an
+        // overload is a share of 1, which is the backoff.
+        let step = match sample.outcome {
+            Outcome::Ignore => Step::Hold,
+            Outcome::Overload => Step::Cut(1, 1),
             Outcome::Success => {
                 let latency = sample.latency_micros();
                 // Remembered medians age on the controller's monotonic time, so a clock that
@@ -588,16 +600,21 @@ impl<V: LimitValue, const N: usize> Controller for Aimd<V, N> {
                     self.remember_median(mono);
                 }
                 match verdict {
-                    // The factor is a division: not worked out for a round trip already
-                    // answered, which `cut` would ignore.
-                    Verdict::Congested { threshold } if sample.admission.epoch == self.epoch => {
-                        let factor = self.latency_cut(threshold, latency);
-                        self.cut(sample, elapsed, factor)
-                    }
-                    Verdict::Congested { .. } | Verdict::Elevated => Change::Unchanged,
-                    Verdict::Fast => self.grow(sample, elapsed),
+                    Verdict::Congested { threshold } => Step::Cut(threshold, latency),
+                    Verdict::Elevated => Step::Hold,
+                    Verdict::Fast => Step::Grow,
                 }
             }
+        };
+        let change = match step {
+            // The factor is a division: not worked out for a round trip already answered,
+            // which `cut` would ignore.
+            Step::Cut(part, whole) if sample.admission.epoch == self.epoch => {
+                let factor = self.latency_cut(part, whole);
+                self.cut(sample, elapsed, factor)
+            }
+            Step::Grow => self.grow(sample, elapsed),
+            Step::Cut(..) | Step::Hold => Change::Unchanged,
         };
         self.at_floor
             .observe(self.limit.whole() <= self.config.min, sample.completed_at);
