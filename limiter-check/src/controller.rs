@@ -669,12 +669,12 @@ fn against_model(plain: &Plain, events: &[Event]) {
 
 /// The in-flight count growth needs: `utilisation × limit` rounded up, where a product within
 /// the stored factor's error (half a unit of 2^-16 per unit of the limit, rounded down, at most
-/// half a unit)
+/// 1/256 of a unit)
 /// of a whole number is that number. Written apart from `Ratio::mul_whole_ceil`: the product
 /// less its tolerance, rounded up.
 fn needed_in_flight(utilisation: Ratio, limit: u32) -> u64 {
     let product = u128::from(utilisation.to_bits()) * u128::from(limit);
-    let tolerance = u128::from((limit / 2).min(0x7fff));
+    let tolerance = u128::from((limit / 2).min(256));
     let needed = product.saturating_sub(tolerance).div_ceil(1 << 16);
     u64::try_from(needed).unwrap_or(u64::MAX)
 }

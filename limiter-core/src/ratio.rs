@@ -111,9 +111,10 @@ impl Ratio {
     /// 1/65536, so 0.9 is stored as 58,982/65,536, six millionths low, and 30 × 0.9 computes as
     /// 26.9998: rounded down plainly, a cut by 0.9 would take 30 to 26. The stored factor is off
     /// by at most half a unit (2^-17), so the product is off by at most `value × 2^-17`: a
-    /// product that close to a whole number is taken as exactly it. (The tolerance stops
-    /// growing at half a unit, which it reaches at values of 65,536 and more: there it rounds to
-    /// the nearest.)
+    /// product that close to a whole number is taken as exactly it. The tolerance stops growing
+    /// at 1/256 of a unit, which it reaches at values of 512: beyond, a product a little further
+    /// below a whole number is rounded down (at most one low, in a limit of 512 or more), and a
+    /// limit kept in `f32` and one kept in fixed point still agree on which products snap.
     ///
     /// ```
     /// # use limiter_core::Ratio;
@@ -148,16 +149,20 @@ impl Ratio {
     /// less its tolerance, rounded up, are the two snapped products. A 32 × 32-bit product: no
     /// 128-bit arithmetic on a microcontroller.
     const fn product(self, value: u32) -> (u64, u64) {
-        // A product of a whole number of units is off by at most value/2 units: value / 2.
+        // A product of a whole number of units is off by at most value/2 units: value / 2, at
+        // most 1/256 of a unit.
         let tolerance = value / 2;
-        let tolerance = if tolerance > 0x7fff {
-            0x7fff
+        let tolerance = if tolerance > SNAP_MAX_UNITS {
+            SNAP_MAX_UNITS
         } else {
             tolerance
         };
         (value as u64 * self.0 as u64, tolerance as u64)
     }
 }
+
+/// The largest snapping tolerance, in 1/65536ths: 1/256 of a unit.
+const SNAP_MAX_UNITS: u32 = 256;
 
 /// `value`, or `u32::MAX` if it does not fit.
 const fn saturate(value: u64) -> u32 {

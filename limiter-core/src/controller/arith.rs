@@ -102,8 +102,8 @@ impl LimitValue for F32 {
         let product = self.sum * b;
         // The factor is off by at most 2^-17, and the product's rounding by one unit in 2^23 of
         // it; a product that close to a whole number is that number, with nothing owed.
-        // At most just under half a unit, like `Q32`'s: beyond, every product would snap.
-        let tolerance = (self.sum * (1.0 / 131_072.0) + product * f32::EPSILON).min(0.499_99);
+        // At most 1/256 of a unit, like `Q32`'s and `Ratio`'s (see `Ratio::mul_whole_floor`).
+        let tolerance = (self.sum * (1.0 / 131_072.0) + product * f32::EPSILON).min(1.0 / 256.0);
         if (0.0..4_294_967_040.0).contains(&product) {
             let nearest = (product + 0.5) as u32 as f32;
             let off = if product > nearest {
@@ -196,7 +196,8 @@ impl LimitValue for Q32 {
         // unit the shift drops): that close to a whole number, it is that number. `near` is the
         // largest whole number at most `tolerance` above the product; it is the answer if it is
         // also at most `tolerance` below.
-        let tolerance = ((self.0 >> 17) + 1).min(Q32_WHOLE / 2 - 1);
+        // At most 1/256 of a unit, like `Ratio`'s (see `Ratio::mul_whole_floor`).
+        let tolerance = ((self.0 >> 17) + 1).min(Q32_WHOLE >> 8);
         let near = product.saturating_add(tolerance) & !(Q32_WHOLE - 1);
         Q32(if near.saturating_add(tolerance) >= product {
             near
