@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that the fixed-point AIMD links no floating-point routines on a Cortex-M0 (thumbv6m):
 # links probes/no-float into a bare executable and lists the soft-float symbols in it. The
-# `float` build of the same probe (the f32 controller) must show them, or the check is blind.
+# `float` build of the same probe (the f32 controller, its limit read as an f32) must show them,
+# or the check is blind.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../probes/no-float"
@@ -28,4 +29,4 @@ if grep -E "$soft_float" <<<"$symbols"; then
 fi
 fixed_text=$("$size" -A "$elf" | awk '$1 == ".text" { print $2 }')
 echo "check-no-float: AimdFixed + Gate on thumbv6m link no soft-float" \
-    "(.text $fixed_text bytes; the AimdF32 build: $float_text bytes)"
+    "(.text $fixed_text bytes; the AimdF32 build that reads its limit as f32: $float_text bytes)"

@@ -491,6 +491,78 @@ struct Model {
     last_seen: u64,
     elapsed: u64,
     hold_until: u64,
+    speed: Speed,
+}
+
+/// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
+/// round that started higher than the last and whose rate rose by at least half as much as the
+/// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
+/// cut's; any other round, a held sample or a congestion signal returns it to one.
+#[derive(Clone, Copy, Debug)]
+struct Speed {
+    doublings: u32,
+    samples_left: u32,
+    /// This round: its limit and its start (elapsed µs).
+    round: (u32, u64),
+    /// The last whole round: its limit and duration (µs, within `[1, u32::MAX]`).
+    last: Option<(u32, u64)>,
+    /// The limit before the last cut.
+    knee: u32,
+}
+
+impl Speed {
+    fn new(initial: u32) -> Self {
+        Speed {
+            doublings: 0,
+            samples_left: initial.max(1),
+            round: (initial, 0),
+            last: None,
+            knee: 0,
+        }
+    }
+
+    fn begin(&mut self, limit: u32, elapsed: u64) {
+        self.round = (limit, elapsed);
+        self.samples_left = limit.max(1);
+    }
+
+    fn start_over(&mut self, limit: u32, elapsed: u64) {
+        self.doublings = 0;
+        self.last = None;
+        self.begin(limit, elapsed);
+    }
+
+    /// The step for a growth sample at `limit`, counted.
+    fn step(&mut self, step: Ratio, limit: u32, elapsed: u64) -> Ratio {
+        let doublings = if limit >= self.knee {
+            self.doublings
+        } else {
+            0
+        };
+        let bits = u64::from(step.to_bits()) * (1u64 << doublings);
+        let step = Ratio::from_bits(bits.min(64 << 16) as u32);
+        self.samples_left -= 1;
+        if self.samples_left == 0 {
+            let took = elapsed
+                .saturating_sub(self.round.1)
+                .clamp(1, u64::from(u32::MAX));
+            let this = u128::from(self.round.0);
+            // Only a round that started higher than the last one is judged.
+            if let Some((l0, d0)) = self.last.filter(|&(l0, _)| this > u128::from(l0)) {
+                let (l0, d0) = (u128::from(l0), u128::from(d0));
+                // rate ratio (this / took) / (l0 / d0) >= 1 + (this - l0) / (2 l0)
+                let served = 2 * this * d0 >= (l0 + this) * u128::from(took);
+                if !served {
+                    self.doublings = 0;
+                } else if limit >= self.knee && 2 * (1u32 << self.doublings) <= limit / 4 {
+                    self.doublings += 1;
+                }
+            }
+            self.last = Some((self.round.0, took));
+            self.begin(limit, elapsed);
+        }
+        step
+    }
 }
 
 impl Model {
@@ -563,6 +635,7 @@ impl Model {
         if epoch != self.epoch {
             return Change::Unchanged;
         }
+        self.speed.knee = self.limit.whole();
         self.limit = self.limit.shrink(factor).clamp_to(self.p.min, self.p.max);
         self.epoch = self.epoch.wrapping_add(1);
         self.hold_until = self
@@ -575,7 +648,10 @@ impl Model {
         let elapsed = self.observe(s.completed_at.as_micros());
         match s.outcome {
             Outcome::Ignore => Change::Unchanged,
-            Outcome::Overload => self.cut(s.admission.epoch.0, elapsed, self.p.backoff),
+            Outcome::Overload => {
+                self.speed.start_over(self.limit.whole(), elapsed);
+                self.cut(s.admission.epoch.0, elapsed, self.p.backoff)
+            }
             Outcome::Success => {
                 let latency = s
                     .completed_at
@@ -587,6 +663,9 @@ impl Model {
                     if self.window.len() > 16 {
                         self.window.remove(0);
                     }
+                }
+                if verdict > 0 {
+                    self.speed.start_over(self.limit.whole(), elapsed);
                 }
                 match verdict {
                     2 => {
@@ -601,10 +680,8 @@ impl Model {
                         Change::Unchanged
                     }
                     _ => {
-                        let grown = self
-                            .limit
-                            .grow(self.p.step)
-                            .clamp_to(self.p.min, self.p.max);
+                        let step = self.speed.step(self.p.step, self.limit.whole(), elapsed);
+                        let grown = self.limit.grow(step).clamp_to(self.p.min, self.p.max);
                         if grown == self.limit {
                             Change::Unchanged
                         } else {
@@ -642,6 +719,7 @@ fn against_model(plain: &Plain, events: &[Event]) {
         last_seen: 0,
         elapsed: 0,
         hold_until: 0,
+        speed: Speed::new(plain.initial),
     };
     let mut now = 0;
     for (i, &event) in events.iter().enumerate() {

@@ -35,9 +35,9 @@ pub use classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, classify_
 pub use clock::StdClock;
 pub use clock::{Clock, Instant, ManualClock};
 pub use controller::{
-    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller,
-    ControllerStats, Epoch, EwmaConfig, EwmaDeviation, F32, Fixed, Gradient2, GradientConfig,
-    LatencySignal, LimitValue, Q32, Sample, Vegas, VegasConfig,
+    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, AimdFixedCompact, Change, ConfigError,
+    Controller, ControllerStats, Epoch, EwmaConfig, EwmaDeviation, F32, Fixed, Gradient2,
+    GradientConfig, LatencySignal, LimitValue, Q32, Sample, Vegas, VegasConfig,
 };
 pub use future::Acquire;
 pub use gate::{AcquireError, AtLimit, Gate, GateState, QueueFull};

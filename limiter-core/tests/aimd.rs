@@ -215,18 +215,18 @@ fn the_baseline_follows_a_dependency_that_became_uniformly_slower() {
     replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(10 * MS, 200));
     let before = aimd.limit();
     replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 100));
-    assert!(aimd.limit() < before, "a sudden 3x slowdown is cut first");
-    // Seconds later the slower latency is the new normal, and growth resumes.
+    let cut = aimd.limit();
+    assert!(cut < before, "a sudden 3x slowdown is cut first");
+    // Seconds later the slower latency is the new normal (forgotten at the floor, not after the
+    // 10-minute memory), and growth resumes.
     replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 5_000));
     assert_eq!(aimd.stats().baseline_micros, Some(30_000));
-    let settled = aimd.limit();
-    replay_rounds(&mut aimd, &mut t, &mut core::iter::repeat_n(30 * MS, 1_000));
     assert!(
-        aimd.limit() > settled,
-        "growth resumed: {} -> {}",
-        settled,
+        aimd.limit() > cut,
+        "growth resumed: {cut} -> {}",
         aimd.limit()
     );
+    assert!(t < 600_000 * MS, "within the memory: {t} µs");
 }
 
 #[test]
@@ -645,4 +645,109 @@ fn durations_beyond_71_minutes_saturate_at_u32_max_micros() {
         complete(&mut aimd, 2 * max, max + 1, Outcome::Success),
         Change::Decreased
     );
+}
+
+/// Rounds of `limit` calls of 100 ms each, every call admitted with the limit in use (a quota
+/// or a server with room: the rate follows the limit), until the limit reaches `target`;
+/// returns the number of rounds.
+fn rounds_to_reach<C: Controller>(c: &mut C, t: &mut u64, target: u32) -> usize {
+    let mut rounds = 0;
+    while c.limit() < target && rounds < 1_000 {
+        let n = c.limit();
+        for _ in 0..n {
+            let admitted = Admission::new(c, Instant::from_micros(*t), n);
+            c.on_sample(&Sample::new(
+                admitted,
+                Instant::from_micros(*t + 100 * MS),
+                Outcome::Success,
+            ));
+        }
+        *t += 100 * MS;
+        rounds += 1;
+    }
+    rounds
+}
+
+#[test]
+fn the_growth_probe_finds_returned_capacity_in_17_rounds_where_one_step_needs_48() {
+    // A quota of 5 per window throttles at a limit of 6 (cut to 4); then it returns to 50.
+    fn recovery<C: Controller>(mut c: C) -> (usize, u32) {
+        let mut t = 0;
+        assert_eq!(
+            complete(&mut c, t, 100 * MS, Outcome::Overload),
+            Change::Decreased
+        );
+        t += 100 * MS;
+        let rounds = rounds_to_reach(&mut c, &mut t, 50);
+        (rounds, c.limit())
+    }
+    let config = AimdConfig::default().initial(6);
+    let probing = recovery(AimdFixed::new(config).unwrap());
+    let classic = recovery(Aimd::<Q32, 32, 0>::new(config).unwrap());
+    assert_eq!(
+        classic,
+        (48, 50),
+        "a little under one step per round from 4.8"
+    );
+    assert_eq!(
+        probing,
+        (17, 56),
+        "one step per round to the knee at 6, then doubling"
+    );
+    // The float and fixed-point limits take the same path.
+    assert_eq!(recovery(AimdF32::new(config).unwrap()), probing);
+}
+
+#[test]
+fn the_growth_probe_stays_at_one_step_when_the_rate_does_not_follow() {
+    // A server that completes 4 calls per 100 ms whatever the limit: each round of `n` calls
+    // takes n × 25 ms. The limit grows one step per round, never faster.
+    let mut aimd =
+        AimdFixed::new(AimdConfig::default().initial(8).signal(LatencySignal::Off)).unwrap();
+    let mut t = 0;
+    let mut last = aimd.limit();
+    for round in 0..30u32 {
+        let n = aimd.limit();
+        assert!(n <= last + 1, "round {round}: {last} -> {n}");
+        last = n;
+        let took = u64::from(n) * 25 * MS;
+        for i in 0..n {
+            let admitted = Admission::new(&aimd, Instant::from_micros(t), n);
+            let done = t + took * u64::from(i + 1) / u64::from(n);
+            aimd.on_sample(&Sample::new(
+                admitted,
+                Instant::from_micros(done),
+                Outcome::Success,
+            ));
+        }
+        t += took;
+    }
+    assert!(aimd.limit() >= 8 + 25, "still growing: {}", aimd.limit());
+}
+
+#[test]
+fn a_sample_in_the_hold_band_returns_the_probe_to_one_step() {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    // Fast rounds at 100 ms: the step grows past one.
+    rounds_to_reach(&mut aimd, &mut t, 30);
+    let before = aimd.limit();
+    // One call at 1.5 times the baseline (inside the 1.25-2 band) holds, and restarts the probe.
+    let held = Admission::new(&aimd, Instant::from_micros(t), before);
+    assert_eq!(
+        aimd.on_sample(&Sample::new(
+            held,
+            Instant::from_micros(t + 150 * MS),
+            Outcome::Success
+        )),
+        Change::Unchanged
+    );
+    t += 150 * MS;
+    // The next two rounds grow by exactly one step each (a round with no predecessor, then
+    // the first comparison), whatever the speed before.
+    let start = aimd.limit();
+    rounds_to_reach(&mut aimd, &mut t, start + 1);
+    assert_eq!(aimd.limit(), start + 1);
+    rounds_to_reach(&mut aimd, &mut t, start + 2);
+    assert_eq!(aimd.limit(), start + 2);
 }

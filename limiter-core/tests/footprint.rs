@@ -5,7 +5,8 @@
 use core::mem::size_of;
 
 use limiter_core::{
-    AimdF32, AimdFixed, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex, Snapshot, WindowedMin,
+    AimdF32, AimdFixed, AimdFixedCompact, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex,
+    Snapshot, WindowedMin,
 };
 
 #[test]
@@ -14,6 +15,10 @@ fn controller_state_fits_its_budget() {
         ("MedianWindow<32>", size_of::<MedianWindow<32>>()),
         ("WindowedMin", size_of::<WindowedMin>()),
         ("AimdFixed (32-sample window)", size_of::<AimdFixed>()),
+        (
+            "AimdFixedCompact (no growth probe)",
+            size_of::<AimdFixedCompact>(),
+        ),
         ("AimdF32 (32-sample window)", size_of::<AimdF32>()),
         ("Fixed", size_of::<Fixed>()),
         ("Snapshot", size_of::<Snapshot>()),
@@ -27,14 +32,17 @@ fn controller_state_fits_its_budget() {
     }
     // 32 16-bit samples, 32 one-byte indices and two u16 cursors: nothing else.
     assert_eq!(size_of::<MedianWindow<32>>(), 32 * 2 + 32 + 4);
-    // The budget: a whole AIMD controller with its 32-sample window in 256 bytes. The window
-    // dominates; configuration, limit, clocks and counters take the rest.
-    assert!(size_of::<AimdFixed>() <= 256);
-    let overhead = size_of::<AimdFixed>() - size_of::<MedianWindow<32>>();
+    // The budget: a whole AIMD controller with its 32-sample window in 256 bytes, and 32 more
+    // for the growth probe. The window dominates; configuration, limit, clocks and counters
+    // take the rest.
+    assert!(size_of::<AimdFixedCompact>() <= 256);
+    let overhead = size_of::<AimdFixedCompact>() - size_of::<MedianWindow<32>>();
     assert!(
         overhead <= 148,
         "AIMD state besides its window: {overhead} bytes"
     );
+    let probe = size_of::<AimdFixed>() - size_of::<AimdFixedCompact>();
+    assert!(probe <= 32, "the growth probe: {probe} bytes");
     assert!(size_of::<AimdF32>() <= size_of::<AimdFixed>());
 }
 

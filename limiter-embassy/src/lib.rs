@@ -18,11 +18,11 @@
 //! with no code at all (a configuration the controller refuses stops the build):
 //!
 //! ```
-//! use limiter_core::{AimdConfig, AimdFixed};
+//! use limiter_core::{AimdConfig, AimdFixedCompact};
 //! use limiter_embassy::Limiter;
 //!
 //! static LIMITER: Limiter =
-//!     Limiter::new(AimdFixed::new_const(AimdConfig::DEFAULT.bounds(1, 16)));
+//!     Limiter::new(AimdFixedCompact::new_const(AimdConfig::DEFAULT.bounds(1, 16)));
 //!
 //! let permit = LIMITER.try_acquire().unwrap();
 //! permit.success();
@@ -44,7 +44,7 @@ use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as Emb
 use embassy_time::{Duration, Timer};
 pub use limiter_core::AcquireError;
 use limiter_core::{
-    AimdFixed, AtLimit, Classify, Clock, Controller, Gate, GateState, Instant, QueueFull,
+    AimdFixedCompact, AtLimit, Classify, Clock, Controller, Gate, GateState, Instant, QueueFull,
     ScopedPermit, Snapshot,
 };
 
@@ -90,7 +90,7 @@ const MAX_MICROS: u64 = u64::MAX / embassy_time::TICK_HZ;
 pub type EmbassyGate<C, R, const Q: usize> = Gate<EmbassyRawMutex<R>, C, EmbassyClock, Q>;
 
 /// A permit of a [`Limiter`]: see [`limiter_core::Permit`].
-pub type Permit<'a, C = AimdFixed, R = CriticalSectionRawMutex, const Q: usize = 8> =
+pub type Permit<'a, C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usize = 8> =
     limiter_core::Permit<&'a EmbassyGate<C, R, Q>>;
 
 /// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)) on embassy-time, behind the
@@ -144,9 +144,15 @@ impl<R: EmbassyRaw> Quota<R> {
 
 /// An adaptive concurrency limiter for embassy firmware.
 ///
-/// `C` is the controller ([`AimdFixed`] by default: no floating point), `R` the embassy-sync raw
+/// `C` is the controller ([`AimdFixedCompact`] by default: no floating point, and AIMD without
+/// the growth probe, which costs about 400 bytes of flash; name
+/// [`AimdFixed`](limiter_core::AimdFixed) to have it), `R` the embassy-sync raw
 /// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
-pub struct Limiter<C = AimdFixed, R: EmbassyRaw = CriticalSectionRawMutex, const Q: usize = 8> {
+pub struct Limiter<
+    C = AimdFixedCompact,
+    R: EmbassyRaw = CriticalSectionRawMutex,
+    const Q: usize = 8,
+> {
     gate: EmbassyGate<C, R, Q>,
     /// No admission before this instant, in embassy-time ticks (a `Retry-After`); 0 when none
     /// is in force. Ticks, not microseconds: no 64-bit division on the way.

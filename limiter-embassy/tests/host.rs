@@ -2,7 +2,9 @@
 
 use embassy_time::{Duration, Instant, Timer};
 use futures::executor::block_on;
-use limiter_core::{AimdConfig, AimdFixed, Fixed, HttpClassifier, Outcome, Verdict, classify_fn};
+use limiter_core::{
+    AimdConfig, AimdFixedCompact, Fixed, HttpClassifier, Outcome, Verdict, classify_fn,
+};
 use limiter_embassy::{AcquireError, Limiter};
 
 fn leak<T>(value: T) -> &'static T {
@@ -62,7 +64,7 @@ fn a_cancelled_run_releases_its_permit() {
 fn retry_after_holds_admissions_back_until_it_has_passed() {
     block_on(async {
         let config = AimdConfig::default().initial(4);
-        let limiter: &Limiter = leak(Limiter::new(AimdFixed::new(config).unwrap()));
+        let limiter: &Limiter = leak(Limiter::new(AimdFixedCompact::new(config).unwrap()));
         let throttled = classify_fn(|(): &()| {
             Verdict::from(Outcome::Overload).retry_after(core::time::Duration::from_millis(30))
         });
@@ -87,7 +89,7 @@ fn retry_after_holds_admissions_back_until_it_has_passed() {
 fn client_errors_leave_the_limit_alone_and_overload_cuts() {
     block_on(async {
         let limiter: &Limiter = leak(Limiter::new(
-            AimdFixed::new(AimdConfig::default().initial(6)).unwrap(),
+            AimdFixedCompact::new(AimdConfig::default().initial(6)).unwrap(),
         ));
         for _ in 0..10 {
             limiter

@@ -12,10 +12,14 @@ mod ewma;
 mod fixed;
 mod gradient;
 mod level;
+mod probe;
 pub(crate) mod timeline;
 mod vegas;
 
-pub use aimd::{Aimd, AimdConfig, AimdF32, AimdFixed, DEFAULT_WINDOW, LatencySignal, MAX_LIMIT};
+pub use aimd::{
+    Aimd, AimdConfig, AimdF32, AimdFixed, AimdFixedCompact, DEFAULT_WINDOW, LatencySignal,
+    MAX_LIMIT,
+};
 pub use arith::{F32, LimitValue, Q32};
 pub use error::ConfigError;
 pub use ewma::{EwmaConfig, EwmaDeviation};

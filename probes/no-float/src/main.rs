@@ -55,7 +55,12 @@ fn probe_run(statuses: *const u16, n: usize, tolerance_bits: u32) -> u32 {
         }
     }
     let snapshot = gate.snapshot();
-    snapshot.limit + snapshot.utilisation_permille()
+    // The float build also reads the limit as an `f32`, the only floating point `AimdF32` has.
+    #[cfg(feature = "float")]
+    let read = gate.with_controller(|c| c.limit_value().get()).to_bits();
+    #[cfg(not(feature = "float"))]
+    let read = 0;
+    snapshot.limit + snapshot.utilisation_permille() + read
 }
 
 #[panic_handler]

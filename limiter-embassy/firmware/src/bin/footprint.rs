@@ -29,7 +29,7 @@ mod limited {
     use limiter_embassy::Limiter;
 
     #[cfg(feature = "fixed")]
-    type Aimd = limiter_core::AimdFixed;
+    type Aimd = limiter_core::AimdFixedCompact;
     #[cfg(all(feature = "float", not(feature = "fixed")))]
     type Aimd = limiter_core::AimdF32;
     #[cfg(all(feature = "gate-only", not(any(feature = "fixed", feature = "float"))))]
@@ -82,6 +82,12 @@ async fn worker(unit: ()) {
 async fn finish() {
     Timer::at(Instant::from_millis(1_100)).await;
     defmt::info!("{=u32} calls", CALLS.load(Ordering::Relaxed));
+    // The float variant also reads its limit as an `f32`: the soft-float control.
+    #[cfg(all(feature = "float", not(feature = "fixed")))]
+    defmt::info!(
+        "limit {=f32}",
+        limited::limiter().with_controller(|c| c.limit_value().get())
+    );
     exit(0);
 }
 

@@ -19,7 +19,7 @@ use limiter_embassy::Limiter;
 use limiter_firmware::{BOARD, executor, exit, time_driver};
 
 #[cfg(not(feature = "float"))]
-type Aimd = limiter_core::AimdFixed;
+type Aimd = limiter_core::AimdFixedCompact;
 #[cfg(feature = "float")]
 type Aimd = limiter_core::AimdF32;
 

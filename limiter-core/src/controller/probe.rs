@@ -1,0 +1,196 @@
+//! How fast additive increase may go: one step per round near a known knee, doubling steps
+//! where the dependency shows it has room.
+//!
+//! Additive increase of one per round trip is the right speed near the point where congestion
+//! last appeared, and far too slow when capacity comes back: after a quota returns from 5 to 50
+//! calls per window, +1 per round needs 45 round trips. [`Probe`] lets the step grow while two
+//! things hold, and only then:
+//!
+//! 1. **The limit is at or above the last congestion point** (the limit just before the last
+//!    cut, CUBIC's `W_max`). Below it the controller is returning to a level it knows to be
+//!    congested, and it approaches that level one step per round, as classic AIMD does.
+//! 2. **The added concurrency was served.** A round is `limit` growth samples. At the end of
+//!    each that started at a higher limit than the one before, the completion rate of the round
+//!    (`limit / duration`) is compared with the previous round's: it must have risen by at least
+//!    half as much, relatively, as the limit did. (A round that added no whole unit says
+//!    nothing, and leaves the step as it is.) A
+//!    quota or a server with spare capacity serves what it is sent, so the rate follows the
+//!    limit (Little's law); at a knee, behind a hard cap, or where calls hang, it does not, and
+//!    the step stays at one.
+//!
+//! While both hold, each round doubles the step (1, 2, 4, … per round), up to a quarter of the
+//! limit per round (BBR's probing gain of 1.25). Anything else (a sample in the hold band, a
+//! congestion signal, a round whose rate did not follow) returns it to one step per round; the
+//! caller says so with [`Probe::restart`].
+//!
+//! All integer; the only wide operation is one 64-bit product pair per round.
+
+/// The state of the step's growth, in 28 bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe {
+    /// The step is `step << shift`.
+    shift: u8,
+    /// Growth samples left in the current round.
+    left: u32,
+    /// The limit when the current round started, and the elapsed time then.
+    round_limit: u32,
+    round_start: u64,
+    /// The previous round's limit and duration (µs); a limit of 0: no previous round.
+    last_limit: u32,
+    last_micros: u32,
+    /// The limit just before the last cut: below it the step stays at one.
+    knee: u32,
+}
+
+/// The largest step, as a fraction of the limit per round: a quarter.
+const MAX_STEP_SHARE: u32 = 4;
+
+impl Probe {
+    /// No round yet and no knee known: a controller starting up probes like one whose last
+    /// congestion was at zero.
+    pub(crate) const fn new(limit: u32) -> Self {
+        Probe {
+            shift: 0,
+            left: if limit == 0 { 1 } else { limit },
+            round_limit: limit,
+            round_start: 0,
+            last_limit: 0,
+            last_micros: 0,
+            knee: 0,
+        }
+    }
+
+    /// How far to shift the configured step for a growth sample at `limit`.
+    pub(crate) const fn shift(&self, limit: u32) -> u8 {
+        if limit >= self.knee { self.shift } else { 0 }
+    }
+
+    /// Counts one growth sample at `limit`, completed at `elapsed` µs; at the end of a round,
+    /// doubles the step if the round's rate followed the limit, or returns it to one.
+    pub(crate) fn count(&mut self, limit: u32, elapsed: u64) {
+        self.left = self.left.saturating_sub(1);
+        if self.left > 0 {
+            return;
+        }
+        let micros = u32::try_from(elapsed.saturating_sub(self.round_start))
+            .unwrap_or(u32::MAX)
+            .max(1);
+        // A round that added no whole unit of limit says nothing about the added concurrency:
+        // the step stays as it is.
+        if self.last_limit != 0 && self.round_limit > self.last_limit {
+            if !self.served(micros) {
+                self.shift = 0;
+            } else if limit >= self.knee && (2u32 << self.shift) <= limit / MAX_STEP_SHARE {
+                self.shift += 1;
+            }
+        }
+        self.last_limit = self.round_limit;
+        self.last_micros = micros;
+        self.start(limit, elapsed);
+    }
+
+    /// Whether the round that took `micros` served its added concurrency: with `l0, d0` the
+    /// previous round's limit and duration and `l1, d1` this one's, the rate ratio
+    /// `(l1 / d1) / (l0 / d0)` is at least `1 + (l1 - l0) / (2 l0)`, that is
+    /// `2 l1 d0 >= (l0 + l1) d1` (products below 2^57: no overflow).
+    fn served(&self, micros: u32) -> bool {
+        let (l0, l1) = (u64::from(self.last_limit), u64::from(self.round_limit));
+        2 * l1 * u64::from(self.last_micros) >= (l0 + l1) * u64::from(micros)
+    }
+
+    fn start(&mut self, limit: u32, elapsed: u64) {
+        self.round_limit = limit;
+        self.round_start = elapsed;
+        self.left = limit.max(1);
+    }
+
+    /// Back to one step per round, and a new round from `limit` at `elapsed` with no previous
+    /// one to compare: after a sample that did not allow growth.
+    pub(crate) fn restart(&mut self, limit: u32, elapsed: u64) {
+        self.shift = 0;
+        self.last_limit = 0;
+        self.start(limit, elapsed);
+    }
+
+    /// A cut from `limit`: it is the new knee.
+    pub(crate) fn cut_from(&mut self, limit: u32) {
+        self.knee = limit;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `rounds` rounds at a limit growing by `grow(limit, shift)` per round, each taking
+    /// `micros(limit)`; returns the limits at each round's start.
+    fn rounds(
+        probe: &mut Probe,
+        mut limit: u32,
+        n: usize,
+        micros: impl Fn(u32) -> u64,
+    ) -> std::vec::Vec<u32> {
+        let mut elapsed = 0;
+        let mut out = std::vec::Vec::new();
+        probe.restart(limit, elapsed);
+        for _ in 0..n {
+            out.push(limit);
+            let round = micros(limit);
+            let step = 1u32 << probe.shift(limit);
+            for i in 0..limit {
+                elapsed +=
+                    round / u64::from(limit) + u64::from(i == 0) * (round % u64::from(limit));
+                probe.count(limit, elapsed);
+            }
+            limit += step;
+        }
+        out
+    }
+
+    #[test]
+    fn a_served_rate_doubles_the_step_up_to_a_quarter_of_the_limit() {
+        // Every round takes 100 ms whatever the limit: the rate follows the limit exactly.
+        let mut probe = Probe::new(5);
+        let limits = rounds(&mut probe, 5, 12, |_| 100_000);
+        // The first round has no predecessor; a step of 2 needs a limit of 8, 4 needs 16.
+        assert_eq!(limits, [5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 23, 27]);
+    }
+
+    #[test]
+    fn a_flat_rate_keeps_one_step_per_round() {
+        // The rate is capped: a round of `l` samples takes `l` ms.
+        let mut probe = Probe::new(5);
+        let limits = rounds(&mut probe, 5, 6, |l| u64::from(l) * 1_000);
+        assert_eq!(limits, [5, 6, 7, 8, 9, 10]);
+    }
+
+    #[test]
+    fn below_the_knee_the_step_is_one() {
+        let mut probe = Probe::new(5);
+        probe.cut_from(30);
+        let limits = rounds(&mut probe, 20, 15, |_| 100_000);
+        // One step per round up to the knee, then doubling once the rounds have shown room.
+        assert_eq!(
+            limits,
+            [20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 37, 45]
+        );
+    }
+
+    #[test]
+    fn a_restart_returns_to_one_step() {
+        let mut probe = Probe::new(8);
+        rounds(&mut probe, 8, 5, |_| 100_000);
+        assert!(probe.shift(20) > 0);
+        probe.restart(20, 1_000_000);
+        assert_eq!(probe.shift(20), 0);
+    }
+
+    #[test]
+    fn durations_past_u32_and_zero_durations_do_not_overflow() {
+        let mut probe = Probe::new(1);
+        probe.count(1, u64::MAX);
+        probe.count(1, u64::MAX);
+        probe.count(1, 0);
+        assert_eq!(probe.shift(1), 0); // a quarter of 1 allows no doubling
+    }
+}
