@@ -492,12 +492,14 @@ struct Model {
     elapsed: u64,
     hold_until: u64,
     speed: Speed,
+    slow_before: bool,
 }
 
 /// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
 /// round that started higher than the last and whose rate rose by at least half as much as the
 /// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
-/// cut's; any other round, a held sample or a congestion signal returns it to one.
+/// cut's; any other round, a held sample or a congestion signal returns it to one. In the unit
+/// just below the knee, the step is an eighth.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
     doublings: u32,
@@ -539,7 +541,10 @@ impl Speed {
         } else {
             0
         };
-        let bits = u64::from(step.to_bits()) * (1u64 << doublings);
+        let mut bits = u64::from(step.to_bits()) * (1u64 << doublings);
+        if limit + 1 == self.knee {
+            bits /= 8; // the unit just below the knee
+        }
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
         self.samples_left -= 1;
         if self.samples_left == 0 {
@@ -610,7 +615,7 @@ impl Model {
                 }
                 let b = self.median().unwrap_or(0).max(self.p.floor_us);
                 let threshold = tolerance.mul_u64(b);
-                if latency > threshold {
+                if latency >= threshold {
                     (2, threshold)
                 } else {
                     (u8::from(latency > self.p.growth.mul_u64(b)), threshold)
@@ -631,11 +636,13 @@ impl Model {
         Ratio::from_bits(u32::try_from(bits).expect("at most the backoff"))
     }
 
-    fn cut(&mut self, epoch: u32, elapsed: u64, factor: Ratio) -> Change {
+    /// A cut of a request admitted under `epoch` with `in_flight` in flight.
+    fn cut(&mut self, epoch: u32, in_flight: u32, elapsed: u64, factor: Ratio) -> Change {
         if epoch != self.epoch {
             return Change::Unchanged;
         }
-        self.speed.knee = self.limit.whole();
+        // The knee: the concurrency the congestion was seen at, at most the limit.
+        self.speed.knee = in_flight.min(self.limit.whole());
         self.limit = self.limit.shrink(factor).clamp_to(self.p.min, self.p.max);
         self.epoch = self.epoch.wrapping_add(1);
         self.hold_until = self
@@ -650,7 +657,12 @@ impl Model {
             Outcome::Ignore => Change::Unchanged,
             Outcome::Overload => {
                 self.speed.start_over(self.limit.whole(), elapsed);
-                self.cut(s.admission.epoch.0, elapsed, self.p.backoff)
+                self.cut(
+                    s.admission.epoch.0,
+                    s.admission.in_flight,
+                    elapsed,
+                    self.p.backoff,
+                )
             }
             Outcome::Success => {
                 let latency = s
@@ -667,10 +679,13 @@ impl Model {
                 if verdict > 0 {
                     self.speed.start_over(self.limit.whole(), elapsed);
                 }
+                // A latency cut takes two congested successes in a row; the first holds.
+                let after_slow = core::mem::replace(&mut self.slow_before, verdict == 2);
                 match verdict {
+                    2 if !after_slow => Change::Unchanged,
                     2 => {
                         let factor = self.latency_factor(threshold, latency);
-                        self.cut(s.admission.epoch.0, elapsed, factor)
+                        self.cut(s.admission.epoch.0, s.admission.in_flight, elapsed, factor)
                     }
                     1 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,
@@ -720,6 +735,7 @@ fn against_model(plain: &Plain, events: &[Event]) {
         elapsed: 0,
         hold_until: 0,
         speed: Speed::new(plain.initial),
+        slow_before: false,
     };
     let mut now = 0;
     for (i, &event) in events.iter().enumerate() {

@@ -399,7 +399,7 @@ fn old_names_and_parameters_are_accepted() {
     let markdown = run(&["--format", "markdown", "--scenario", "capacity-drop"]);
     assert!(markdown.starts_with("| scenario | AIMD | Vegas | EWMA-deviation | Gradient2 |"));
     assert!(
-        markdown.contains("| capacity-drop | AIMD | 77 %, p95 2.00×, 0 refused (0.0 %) |"),
+        markdown.contains("| capacity-drop | AIMD | 91 %, p95 2.00×, 0 refused (0.0 %) |"),
         "{markdown}"
     );
 }

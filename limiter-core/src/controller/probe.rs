@@ -1,5 +1,5 @@
-//! How fast additive increase may go: one step per round near a known knee, doubling steps
-//! where the dependency shows it has room.
+//! How fast additive increase may go: an eighth of a step per round just below the last
+//! congestion point, doubling steps above it where the dependency shows it has room.
 //!
 //! Additive increase of one per round trip is the right speed near the point where congestion
 //! last appeared, and far too slow when capacity comes back: after a quota returns from 5 to 50
@@ -23,6 +23,13 @@
 //! congestion signal, a round whose rate did not follow) returns it to one step per round; the
 //! caller says so with [`Probe::restart`].
 //!
+//! 3. **A dwell below the knee.** In the one unit of limit just below the knee, the step is an
+//!    eighth: about eight rounds at the highest level known to be uncongested before the knee
+//!    is tried again (CUBIC's plateau near `W_max`). Against a sharp knee, where one call too
+//!    many doubles every call's latency, each try costs about half a round of throughput;
+//!    trying every round or two, as one step per round does, held goodput near 75 % of the
+//!    capacity, and once in about eight rounds keeps the cost near 5 %.
+//!
 //! All integer; the only wide operation is one 64-bit product pair per round.
 
 /// The state of the step's growth, in 28 bytes.
@@ -44,6 +51,8 @@ pub(crate) struct Probe {
 
 /// The largest step, as a fraction of the limit per round: a quarter.
 const MAX_STEP_SHARE: u32 = 4;
+/// Below the knee the step is shifted down by this much: an eighth.
+const SLOW: u8 = 3;
 
 impl Probe {
     /// No round yet and no knee known: a controller starting up probes like one whose last
@@ -63,6 +72,16 @@ impl Probe {
     /// How far to shift the configured step for a growth sample at `limit`.
     pub(crate) const fn shift(&self, limit: u32) -> u8 {
         if limit >= self.knee { self.shift } else { 0 }
+    }
+
+    /// How far to shift the step down at `limit`: by 3 (an eighth) in the unit just below the
+    /// knee.
+    pub(crate) const fn slow(&self, limit: u32) -> u8 {
+        if limit < self.knee && limit + 1 >= self.knee {
+            SLOW
+        } else {
+            0
+        }
     }
 
     /// Counts one growth sample at `limit`, completed at `elapsed` µs; at the end of a round,
@@ -174,6 +193,16 @@ mod tests {
             limits,
             [20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 37, 45]
         );
+    }
+
+    #[test]
+    fn the_unit_below_the_knee_grows_by_an_eighth() {
+        let mut probe = Probe::new(5);
+        assert_eq!(probe.slow(5), 0, "no knee yet");
+        probe.cut_from(10);
+        assert_eq!([probe.slow(8), probe.slow(9), probe.slow(10)], [0, 3, 0]);
+        probe.cut_from(u32::MAX);
+        assert_eq!(probe.slow(u32::MAX - 1), 3);
     }
 
     #[test]
