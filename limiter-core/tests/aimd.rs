@@ -749,7 +749,7 @@ fn a_sample_in_the_hold_band_returns_the_probe_to_one_step() {
     // Fast rounds at 100 ms: the step grows past one.
     rounds_to_reach(&mut aimd, &mut t, 30);
     let before = aimd.limit();
-    // One call at 1.5 times the baseline (inside the 1.25-2 band) holds, and restarts the probe.
+    // One call at 1.5 times the baseline (inside the 1.1-2 band) holds, and restarts the probe.
     let held = Admission::new(&aimd, Instant::from_micros(t), before);
     assert_eq!(
         aimd.on_sample(&Sample::new(
