@@ -1,9 +1,9 @@
 //! The limiters a scenario compares, behind one controller type.
 
 use limiter_core::{
-    AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, ControllerStats, Epoch,
-    EwmaConfig, EwmaDeviation, Fixed, Gradient2, GradientConfig, Instant, Sample, Vegas,
-    VegasConfig,
+    AimdConfig, AimdF32, AimdFixed, AimdFixedCompact, Change, ConfigError, Controller,
+    ControllerStats, Epoch, EwmaConfig, EwmaDeviation, Fixed, Gradient2, GradientConfig, Instant,
+    Sample, Vegas, VegasConfig,
 };
 
 /// A limiter to compare.
@@ -15,6 +15,8 @@ pub enum Limiter {
     AimdFloat(AimdConfig),
     /// AIMD with a fixed-point limit.
     AimdFixedPoint(AimdConfig),
+    /// AIMD without the growth probe (`AimdFixedCompact`, the embassy adapter's default).
+    AimdCompact(AimdConfig),
     /// Vegas: a queue estimate from the no-load latency.
     Vegas(VegasConfig),
     /// EWMA with a deviation band (Vector's signal).
@@ -32,6 +34,7 @@ impl Limiter {
             Limiter::Fixed(n) => SimController::Fixed(Fixed::new(*n)?),
             Limiter::AimdFloat(c) => SimController::Float(Box::new(AimdF32::new(*c)?)),
             Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
+            Limiter::AimdCompact(c) => SimController::Compact(Box::new(AimdFixedCompact::new(*c)?)),
             Limiter::Vegas(c) => SimController::Vegas(Box::new(Vegas::new(*c)?)),
             Limiter::Ewma(c) => SimController::Ewma(Box::new(EwmaDeviation::new(*c)?)),
             Limiter::Gradient(c) => SimController::Gradient(Box::new(Gradient2::new(*c)?)),
@@ -49,6 +52,8 @@ pub enum SimController {
     Float(Box<AimdF32>),
     /// See [`Limiter::AimdFixedPoint`].
     FixedPoint(Box<AimdFixed>),
+    /// See [`Limiter::AimdCompact`].
+    Compact(Box<AimdFixedCompact>),
     /// See [`Limiter::Vegas`].
     Vegas(Box<Vegas>),
     /// See [`Limiter::Ewma`].
@@ -65,6 +70,7 @@ impl SimController {
             SimController::Fixed(c) | SimController::Oracle(c) => c,
             SimController::Float(c) => c.as_ref(),
             SimController::FixedPoint(c) => c.as_ref(),
+            SimController::Compact(c) => c.as_ref(),
             SimController::Vegas(c) => c.as_ref(),
             SimController::Ewma(c) => c.as_ref(),
             SimController::Gradient(c) => c.as_ref(),
@@ -76,6 +82,7 @@ impl SimController {
             SimController::Fixed(c) | SimController::Oracle(c) => c,
             SimController::Float(c) => c.as_mut(),
             SimController::FixedPoint(c) => c.as_mut(),
+            SimController::Compact(c) => c.as_mut(),
             SimController::Vegas(c) => c.as_mut(),
             SimController::Ewma(c) => c.as_mut(),
             SimController::Gradient(c) => c.as_mut(),

@@ -78,6 +78,10 @@ fn compared(fixed: &[(&str, u32)]) -> Vec<(String, Limiter)> {
             "AIMD fixed-point".into(),
             Limiter::AimdFixedPoint(AimdConfig::default()),
         ),
+        (
+            "AIMD compact".into(),
+            Limiter::AimdCompact(AimdConfig::default()),
+        ),
         ("Vegas".into(), Limiter::Vegas(VegasConfig::default())),
         (
             "EWMA-deviation".into(),
