@@ -492,7 +492,8 @@ struct Model {
     elapsed: u64,
     hold_until: u64,
     speed: Speed,
-    slow_before: bool,
+    /// Whether each of the last successes (up to four, oldest first) was congested.
+    recent: Vec<bool>,
 }
 
 /// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
@@ -679,10 +680,14 @@ impl Model {
                 if verdict > 0 {
                     self.speed.start_over(self.limit.whole(), elapsed);
                 }
-                // A latency cut takes two congested successes in a row; the first holds.
-                let after_slow = core::mem::replace(&mut self.slow_before, verdict == 2);
+                // A latency cut takes two congested successes among the last four; one holds.
+                self.recent.push(verdict == 2);
+                if self.recent.len() > 4 {
+                    self.recent.remove(0);
+                }
+                let confirmed = self.recent.iter().filter(|&&slow| slow).count() >= 2;
                 match verdict {
-                    2 if !after_slow => Change::Unchanged,
+                    2 if !confirmed => Change::Unchanged,
                     2 => {
                         let factor = self.latency_factor(threshold, latency);
                         self.cut(s.admission.epoch.0, s.admission.in_flight, elapsed, factor)
@@ -735,7 +740,7 @@ fn against_model(plain: &Plain, events: &[Event]) {
         elapsed: 0,
         hold_until: 0,
         speed: Speed::new(plain.initial),
-        slow_before: false,
+        recent: Vec::new(),
     };
     let mut now = 0;
     for (i, &event) in events.iter().enumerate() {

@@ -387,7 +387,7 @@ fn a_coarse_clock_does_not_make_every_tick_congestion() {
     }
     assert_eq!(aimd.stats().baseline_micros, Some(0));
     // 1 ms over a zero baseline is within twice the 1 ms floor; 2 ms, twice the floor, is not
-    // (two in a row: one is noise).
+    // (two of the last four: one is noise).
     assert_ne!(
         complete(&mut aimd, 9_000 * MS, MS, Outcome::Success),
         Change::Decreased
@@ -615,7 +615,7 @@ fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
     let cut_by = |latency: u64, outcome: Outcome, config: AimdConfig| {
         let mut aimd = AimdFixed::new(config).unwrap();
         if outcome == Outcome::Success {
-            // Latency congestion takes two slow successes in a row.
+            // Latency congestion takes two slow successes among the last four.
             assert_eq!(complete(&mut aimd, 0, latency, outcome), Change::Unchanged);
         }
         assert_eq!(complete(&mut aimd, 0, latency, outcome), Change::Decreased);
