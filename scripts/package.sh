@@ -24,8 +24,24 @@ packages=()
 for entry in "${crates[@]}"; do
     packages+=(-p "${entry%% *}")
 done
+# Cargo unpacks the crates of its temporary local registry under the registry cache, keyed by
+# the registry's path and the crate's version, and reuses an unpacked copy it finds there: a
+# second run from the same path (a CI clone in the same place) would verify the dependents
+# against the previous run's limiter-core. The local registries' directories start with `-`;
+# only our own crates are removed from them.
+for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/; do
+    for entry in "${crates[@]}"; do
+        rm -rf "$stale${entry%% *}-$version"
+    done
+done
+# Registry crates count as immutable, so the same holds for what was built from them: the
+# verification builds go to a target directory of their own, from which our crates' previous
+# builds are removed first (their dependencies' builds are kept).
+verify_target="$root/target/package-verify"
+cargo clean --quiet --target-dir "$verify_target" "${packages[@]}"
+cargo clean --quiet --target-dir "$root/target/package-tests" "${packages[@]}"
 # --allow-dirty: CI packages a clean clone; a developer may run this with uncommitted work.
-cargo package --allow-dirty "${packages[@]}"
+CARGO_TARGET_DIR="$verify_target" cargo package --allow-dirty "${packages[@]}"
 
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
@@ -37,7 +53,7 @@ limiter-core = { path = "$unpacked/limiter-core-$version" }
 EOF
 for entry in "${crates[@]}"; do
     read -r crate features <<<"$entry"
-    tarball="target/package/$crate-$version.crate"
+    tarball="$verify_target/package/$crate-$version.crate"
     [[ -f $tarball ]] || { echo "package: no $tarball" >&2; exit 1; }
     tar -xzf "$tarball" -C "$unpacked"
     dir="$unpacked/$crate-$version"
