@@ -411,19 +411,20 @@ fn no_latency_verdict_until_the_window_has_min_samples() {
     );
     let mut aimd = AimdF32::new(config).unwrap();
     // Wildly varying latencies while the window fills: never a cut.
+    // (Within seconds: 5 s without a success at the baseline would start a drain.)
     for (i, ms) in [1, 100, 2, 300, 1, 50, 2, 900, 3].iter().enumerate() {
-        let c = complete(&mut aimd, i as u64 * 1_000 * MS, ms * MS, Outcome::Success);
+        let c = complete(&mut aimd, i as u64 * 100 * MS, ms * MS, Outcome::Success);
         assert_ne!(c, Change::Decreased, "sample {i}");
     }
-    complete(&mut aimd, 10_000 * MS, 2 * MS, Outcome::Success); // 10th sample: median is 2.5 ms
+    complete(&mut aimd, 1_000 * MS, 2 * MS, Outcome::Success); // 10th sample: median is 2.5 ms
     assert_eq!(aimd.stats().baseline_micros, Some(2_500));
     assert_eq!(
-        complete(&mut aimd, 20_000 * MS, 6 * MS, Outcome::Success),
+        complete(&mut aimd, 2_000 * MS, 6 * MS, Outcome::Success),
         Change::Unchanged,
         "one slow success is not yet congestion"
     );
     assert_eq!(
-        complete(&mut aimd, 21_000 * MS, 6 * MS, Outcome::Success),
+        complete(&mut aimd, 2_100 * MS, 6 * MS, Outcome::Success),
         Change::Decreased
     );
 }
@@ -767,4 +768,108 @@ fn a_sample_in_the_hold_band_returns_the_probe_to_one_step() {
     assert_eq!(aimd.limit(), start + 1);
     rounds_to_reach(&mut aimd, &mut t, start + 2);
     assert_eq!(aimd.limit(), start + 2);
+}
+
+/// One success admitted at `at` with the limit in use, taking `latency`; returns the change.
+fn success_at<C: Controller>(c: &mut C, at: u64, latency: u64) -> Change {
+    complete(c, at, latency, Outcome::Success)
+}
+
+#[test]
+fn a_standing_queue_is_drained_for_one_round_every_five_seconds() {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
+    // A baseline of 100 ms, then a standing queue: 120 ms, inside the hold band.
+    let mut t = 0;
+    for _ in 0..10 {
+        success_at(&mut aimd, t, 100 * MS);
+        t += 10 * MS;
+    }
+    assert_eq!(aimd.stats().baseline_micros, Some(100_000));
+    let last_at_baseline = t; // the 10th success ended at t - 10 ms + 100 ms
+    let mut drained_at = None;
+    while t < 10_000 * MS {
+        if success_at(&mut aimd, t, 120 * MS) == Change::Decreased {
+            drained_at = Some(t);
+            break;
+        }
+        t += 10 * MS;
+    }
+    let drained_at = drained_at.expect("a drain");
+    // Five seconds after the last success at the baseline, the limit halves under a new epoch.
+    let since = drained_at + 120 * MS - (last_at_baseline + 90 * MS);
+    assert!(
+        (5_000 * MS..5_010 * MS).contains(&since),
+        "after {since} µs"
+    );
+    assert_eq!(aimd.limit(), 8);
+    // Samples admitted before the drain do not end it; eight admitted after it do.
+    let epoch = aimd.epoch();
+    for i in 0..7 {
+        let admitted = Admission::new(&aimd, Instant::from_micros(t + i * MS), 8);
+        let done = Sample::new(
+            admitted,
+            Instant::from_micros(t + 130 * MS + i * MS),
+            Outcome::Success,
+        );
+        assert_eq!(
+            aimd.on_sample(&done),
+            Change::Unchanged,
+            "drained sample {i}"
+        );
+    }
+    assert_eq!(aimd.epoch(), epoch);
+    let admitted = Admission::new(&aimd, Instant::from_micros(t + 8 * MS), 8);
+    let done = Sample::new(
+        admitted,
+        Instant::from_micros(t + 140 * MS),
+        Outcome::Success,
+    );
+    assert_eq!(aimd.on_sample(&done), Change::Increased);
+    assert_eq!(aimd.limit(), 16, "back where it was");
+}
+
+#[test]
+fn a_round_below_the_band_lowers_an_inflated_baseline() {
+    // A client that joined a queue others keep: it learned 150 ms as its baseline.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(8)).unwrap();
+    let mut t = 0;
+    for _ in 0..20 {
+        success_at(&mut aimd, t, 150 * MS);
+        t += 10 * MS;
+    }
+    let learned = aimd.stats().baseline_micros.unwrap();
+    assert!((149_000..=150_000).contains(&learned), "{learned} µs"); // 12 significant bits
+    // The queue empties for a moment: a round (its limit, which grows meanwhile) at 100-105 ms.
+    let round = aimd.limit();
+    assert!(round > 8);
+    for i in 0..u64::from(round) + 2 {
+        success_at(&mut aimd, t, (100 + i % 6) * MS);
+        t += 10 * MS;
+    }
+    assert_eq!(aimd.stats().baseline_micros, Some(105_000));
+    // The queue returns: 150 ms is now in the hold band, and the limit stops growing.
+    let limit = aimd.limit();
+    for _ in 0..20 {
+        assert_ne!(success_at(&mut aimd, t, 150 * MS), Change::Increased);
+        t += 10 * MS;
+    }
+    assert_eq!(aimd.limit(), limit);
+}
+
+#[test]
+fn the_compact_aimd_never_drains() {
+    let mut aimd = Aimd::<Q32, 32, 0>::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    for _ in 0..10 {
+        success_at(&mut aimd, t, 100 * MS);
+        t += 10 * MS;
+    }
+    while t < 20_000 * MS {
+        assert_ne!(
+            success_at(&mut aimd, t, 120 * MS),
+            Change::Decreased,
+            "at {t}"
+        );
+        t += 10 * MS;
+    }
 }

@@ -32,8 +32,8 @@ fn controller_state_fits_its_budget() {
     }
     // 32 16-bit samples, 32 one-byte indices and two u16 cursors: nothing else.
     assert_eq!(size_of::<MedianWindow<32>>(), 32 * 2 + 32 + 4);
-    // The budget: a whole AIMD controller with its 32-sample window in 256 bytes, and 32 more
-    // for the growth probe. The window dominates; configuration, limit, clocks and counters
+    // The budget: a whole AIMD controller with its 32-sample window in 256 bytes, and 56 more
+    // for the growth probe (with its drain and low rounds). The window dominates; configuration, limit, clocks and counters
     // take the rest.
     assert!(size_of::<AimdFixedCompact>() <= 256);
     let overhead = size_of::<AimdFixedCompact>() - size_of::<MedianWindow<32>>();
@@ -42,7 +42,7 @@ fn controller_state_fits_its_budget() {
         "AIMD state besides its window: {overhead} bytes"
     );
     let probe = size_of::<AimdFixed>() - size_of::<AimdFixedCompact>();
-    assert!(probe <= 32, "the growth probe: {probe} bytes");
+    assert!(probe <= 56, "the growth probe: {probe} bytes");
     assert!(size_of::<AimdF32>() <= size_of::<AimdFixed>());
 }
 

@@ -342,6 +342,11 @@ impl AimdConfig {
 ///   earlier defaults gave 75 %). See the
 ///   module `probe` for the reasons. [`AimdFixedCompact`] leaves it out (about 580 bytes of
 ///   flash on a Cortex-M0).
+/// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
+///   with no success at or below the baseline, the limit is halved for one round, under a new
+///   epoch, and then restored (reported as [`Change::Decreased`] and [`Change::Increased`]); a
+///   whole round of successes below the band lowers the remembered baseline. Together they
+///   show a client that joined a queue others keep what the dependency looks like without it.
 /// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.
@@ -577,6 +582,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             return Change::Unchanged; // already answered this round trip
         }
         if let Some(probe) = self.probe.first_mut() {
+            // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
+            // the next drain off: it has just lowered the limit.
+            probe.stop_drain(elapsed);
             // The knee is the concurrency congestion was seen at: the limit, or less if the
             // limit was not in use (a noisy sample at low load says nothing about the limit).
             probe.cut_from(sample.admission.in_flight.min(self.limit.whole()));
@@ -591,6 +599,80 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             .hold_until
             .max(elapsed.saturating_add(u64::from(self.config.cooldown_micros)));
         Change::Decreased
+    }
+
+    /// Whether the baseline is remembered (a [`LatencySignal::Baseline`] with memory): only
+    /// then do drains and low rounds have a remembered baseline to correct.
+    const fn remembers(&self) -> bool {
+        matches!(self.config.signal, LatencySignal::Baseline { memory_micros, .. } if memory_micros > 0)
+    }
+
+    /// Whether a drain is under way.
+    fn draining(&self) -> bool {
+        self.probe.first().is_some_and(Probe::draining)
+    }
+
+    /// Shows a success to the probe: it may put the next drain off, or find a whole round below
+    /// the band, whose slowest latency becomes a remembered baseline.
+    fn watch_baseline(&mut self, latency: u64, elapsed: u64) {
+        let (true, Some(baseline)) = (self.remembers(), self.baseline_micros()) else {
+            return;
+        };
+        let whole = self.limit.whole();
+        let Some(probe) = self.probe.first_mut() else {
+            return;
+        };
+        if let Some(low) = probe.success(latency, baseline, whole, elapsed) {
+            self.low_medians.push(Instant::from_micros(elapsed), low);
+        }
+    }
+
+    /// The drain, on a sample that moved nothing else: counts the samples admitted during one,
+    /// ends it after its round (back to the limit before it), or starts one when it is due:
+    /// half the limit, under a new epoch, for one round. Only on a success of the current epoch,
+    /// so a drain is never started or ended by an ignored or stale sample.
+    fn drain(&mut self, sample: &Sample, elapsed: u64) -> Change {
+        let fresh = sample.admission.epoch == self.epoch;
+        let trusted = self.remembers() && self.window.len() >= self.min_samples();
+        let (whole, min, max) = (self.limit.whole(), self.config.min, self.config.max);
+        let Some(probe) = self.probe.first_mut() else {
+            return Change::Unchanged;
+        };
+        if !fresh || sample.outcome != Outcome::Success || !trusted {
+            return Change::Unchanged;
+        }
+        if probe.draining() {
+            probe.drained();
+            let Some(saved) = probe.finish_drain(elapsed) else {
+                return Change::Unchanged;
+            };
+            let restored = V::from_u32(saved).clamp_to(min, max);
+            if restored.to_q16() <= self.limit.to_q16() {
+                return Change::Unchanged;
+            }
+            self.limit = restored;
+            return Change::Increased;
+        }
+        if !probe.drain_due(elapsed) {
+            return Change::Unchanged;
+        }
+        let drained = (whole / 2).max(min);
+        if drained >= whole {
+            probe.stop_drain(elapsed); // at the floor already: nothing to drain
+            return Change::Unchanged;
+        }
+        probe.start_drain(whole, drained);
+        self.limit = V::from_u32(drained).clamp_to(min, max);
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        Change::Decreased
+    }
+
+    /// The `min_samples` of a [`LatencySignal::Baseline`] (1 otherwise).
+    const fn min_samples(&self) -> usize {
+        match self.config.signal {
+            LatencySignal::Baseline { min_samples, .. } => min_samples as usize,
+            _ => 1,
+        }
     }
 
     fn grow(&mut self, sample: &Sample, elapsed: u64) -> Change {
@@ -651,6 +733,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 let mono = Instant::from_micros(elapsed);
                 self.low_medians.rotate(mono);
                 let verdict = self.judge(latency);
+                self.watch_baseline(latency, elapsed);
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
@@ -694,8 +777,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 let factor = self.latency_cut(part, whole);
                 self.cut(sample, elapsed, factor)
             }
-            Step::Grow => self.grow(sample, elapsed),
-            Step::Cut(..) | Step::Hold => Change::Unchanged,
+            Step::Cut(..) => Change::Unchanged,
+            // A sample that would grow or hold may start or end a drain instead.
+            Step::Grow | Step::Hold => match self.drain(sample, elapsed) {
+                Change::Unchanged if matches!(step, Step::Grow) && !self.draining() => {
+                    self.grow(sample, elapsed)
+                }
+                drained => drained,
+            },
         };
         self.at_floor
             .observe(self.limit.whole() <= self.config.min, sample.completed_at);
