@@ -17,7 +17,8 @@ rows = [
     ("  vs async-lock", "uncontended", "limiter", "async-lock-semaphore", ""),
     ("  bookkeeping only (no clock read)", "uncontended", "limiter-without-clock", "tokio-semaphore", ""),
     ("full cycle with record", "cycle", "limiter", "tokio-semaphore", "<= 1.5"),
-    ("contended: time for 100,000", "contended", "limiter", "tokio-semaphore", "<= 1.25 (throughput >= 0.8)"),
+    ("contended, limit 8: Fixed(8)", "contended", "limiter-fixed-8", "tokio-semaphore", "<= 1.25 (throughput >= 0.8)"),
+    ("contended, limit 8: AIMD in [8, 8]", "contended", "limiter-aimd-bounded-8", "tokio-semaphore", "<= 1.25 (throughput >= 0.8)"),
 ]
 print(f"{'measure':<38} {'ours':>12} {'peer':>12} {'ratio':>7}  target")
 for label, group, ours, peer, target in rows:

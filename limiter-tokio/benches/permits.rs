@@ -4,13 +4,15 @@
 //!
 //! - `uncontended/*`: `try_acquire` and drop, one thread.
 //! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit.
-//! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit of 8.
+//! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit held at 8: a
+//!   semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run checks that
+//!   its limit is still 8 at the end).
 
 use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_main};
-use limiter_core::{AimdF32, Clock, Gate, ManualClock, StdRawMutex};
+use limiter_core::{AimdF32, Clock, Controller, Fixed, Gate, ManualClock, StdRawMutex};
 use limiter_tokio::Limiter;
 
 const LIMIT: u32 = 8;
@@ -93,30 +95,37 @@ fn contended(c: &mut Criterion) {
             });
         });
     });
-    g.bench_function("limiter", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let limiter = limiter();
-                let tasks: Vec<_> = (0..TASKS)
-                    .map(|_| {
-                        let limiter = limiter.clone();
-                        tokio::spawn(async move {
-                            for _ in 0..per_task {
-                                let permit = limiter.acquire().await.unwrap();
-                                tokio::task::yield_now().await;
-                                permit.success();
-                            }
-                        })
-                    })
-                    .collect();
-                for task in tasks {
-                    task.await.unwrap();
-                }
-                assert_eq!(limiter.in_flight(), 0);
-            });
-        });
+    g.bench_function("limiter-fixed-8", |b| {
+        b.iter(|| runtime.block_on(contend(Limiter::new(Fixed::new(LIMIT).unwrap()), per_task)));
+    });
+    let held = limiter_core::AimdConfig::default()
+        .initial(LIMIT)
+        .bounds(LIMIT, LIMIT);
+    g.bench_function("limiter-aimd-bounded-8", |b| {
+        b.iter(|| runtime.block_on(contend(Limiter::new(AimdF32::new(held).unwrap()), per_task)));
     });
     g.finish();
+}
+
+/// `TASKS` tasks each take `per_task` permits of `limiter`, yielding while they hold one.
+async fn contend<C: Controller + Send + 'static>(limiter: Limiter<C>, per_task: usize) {
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let limiter = limiter.clone();
+            tokio::spawn(async move {
+                for _ in 0..per_task {
+                    let permit = limiter.acquire().await.unwrap();
+                    tokio::task::yield_now().await;
+                    permit.success();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(limiter.in_flight(), 0);
+    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
 }
 
 mod group {
