@@ -7,17 +7,18 @@
 //! calls per window, +1 per round needs 45 round trips. [`Probe`] lets the step grow while two
 //! things hold, and only then:
 //!
-//! 1. **The limit is at or above the last congestion point** (the limit just before the last
-//!    cut, CUBIC's `W_max`). Below it the controller is returning to a level it knows to be
-//!    congested, and it approaches that level one step per round, as classic AIMD does.
+//! 1. **The limit is at or above the last congestion point**, the knee (CUBIC's `W_max`): the
+//!    concurrency the last cut's signal was seen at, that is the cut sample's in-flight count,
+//!    at most the limit (a noisy sample at low load says nothing about the limit). Below it the
+//!    controller is returning to a level it knows to be congested, and it approaches that level
+//!    one step per round, as classic AIMD does.
 //! 2. **The added concurrency was served.** A round is `limit` growth samples. At the end of
 //!    each that started at a higher limit than the one before, the completion rate of the round
 //!    (`limit / duration`) is compared with the previous round's: it must have risen by at least
 //!    half as much, relatively, as the limit did. (A round that added no whole unit says
-//!    nothing, and leaves the step as it is.) A
-//!    quota or a server with spare capacity serves what it is sent, so the rate follows the
-//!    limit (Little's law); at a knee, behind a hard cap, or where calls hang, it does not, and
-//!    the step stays at one.
+//!    nothing, and leaves the step as it is.) A quota or a server with spare capacity serves
+//!    what it is sent, so the rate follows the limit (Little's law); at a knee, behind a hard
+//!    cap, or where calls hang, it does not, and the step stays at one.
 //!
 //! While both hold, each round doubles the step (1, 2, 4, … per round), up to a quarter of the
 //! limit per round (BBR's probing gain of 1.25). Anything else (a sample in the hold band, a
@@ -70,7 +71,7 @@ pub(crate) struct Probe {
     /// The previous round's limit and duration (µs); a limit of 0: no previous round.
     last_limit: u32,
     last_micros: u32,
-    /// The limit just before the last cut: below it the step stays at one.
+    /// The concurrency the last cut's signal was seen at: below it the step stays at one.
     knee: u32,
     /// Elapsed µs from which a drain is due, unless a success confirms the baseline first.
     drain_at: u64,
@@ -245,9 +246,9 @@ impl Probe {
         self.start(limit, elapsed);
     }
 
-    /// A cut from `limit`: it is the new knee.
-    pub(crate) fn cut_from(&mut self, limit: u32) {
-        self.knee = limit;
+    /// A cut whose signal was seen at `knee` calls in flight: the new knee.
+    pub(crate) fn cut_from(&mut self, knee: u32) {
+        self.knee = knee;
     }
 }
 
