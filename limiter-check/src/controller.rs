@@ -499,7 +499,8 @@ struct Model {
 /// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
 /// round that started higher than the last and whose rate rose by at least half as much as the
 /// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
-/// cut's; any other round, a held sample or a congestion signal returns it to one. In the unit
+/// cut's; any other round, or a congestion signal, returns it to one (a held sample counts for
+/// nothing). In the unit
 /// just below the knee, the step is an eighth.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
@@ -677,9 +678,6 @@ impl Model {
                         self.window.remove(0);
                     }
                 }
-                if verdict > 0 {
-                    self.speed.start_over(self.limit.whole(), elapsed);
-                }
                 // A latency cut takes two congested successes among the last four; one holds.
                 self.recent.push(verdict == 2);
                 if self.recent.len() > 4 {
@@ -689,6 +687,8 @@ impl Model {
                 match verdict {
                     2 if !confirmed => Change::Unchanged,
                     2 => {
+                        // A confirmed congestion signal, answered or not, starts growth over.
+                        self.speed.start_over(self.limit.whole(), elapsed);
                         let factor = self.latency_factor(threshold, latency);
                         self.cut(s.admission.epoch.0, s.admission.in_flight, elapsed, factor)
                     }
