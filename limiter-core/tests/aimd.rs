@@ -788,15 +788,20 @@ fn success_at<C: Controller>(c: &mut C, at: u64, latency: u64) -> Change {
     complete(c, at, latency, Outcome::Success)
 }
 
+/// `n` successes of `latency`, admitted 10 ms apart from `*t` on.
+fn successes<C: Controller>(c: &mut C, t: &mut u64, n: usize, latency: u64) {
+    for _ in 0..n {
+        success_at(c, *t, latency);
+        *t += 10 * MS;
+    }
+}
+
 #[test]
 fn a_standing_queue_is_drained_for_one_round_every_five_seconds() {
     let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
     // A baseline of 100 ms, then a standing queue: 140 ms, inside the hold band.
     let mut t = 0;
-    for _ in 0..10 {
-        success_at(&mut aimd, t, 100 * MS);
-        t += 10 * MS;
-    }
+    successes(&mut aimd, &mut t, 10, 100 * MS);
     assert_eq!(aimd.stats().baseline_micros, Some(100_000));
     let last_at_baseline = t; // the 10th success ended at t - 10 ms + 100 ms
     let mut drained_at = None;
@@ -846,10 +851,7 @@ fn a_round_below_the_band_lowers_an_inflated_baseline() {
     // A client that joined a queue others keep: it learned 150 ms as its baseline.
     let mut aimd = AimdFixed::new(AimdConfig::default().initial(8)).unwrap();
     let mut t = 0;
-    for _ in 0..20 {
-        success_at(&mut aimd, t, 150 * MS);
-        t += 10 * MS;
-    }
+    successes(&mut aimd, &mut t, 20, 150 * MS);
     let learned = aimd.stats().baseline_micros.unwrap();
     assert!((149_000..=150_000).contains(&learned), "{learned} µs"); // 12 significant bits
     // The queue empties for a moment: a round (its limit, which grows meanwhile) at 100-105 ms.
@@ -873,10 +875,7 @@ fn a_round_below_the_band_lowers_an_inflated_baseline() {
 fn the_compact_aimd_never_drains() {
     let mut aimd = Aimd::<Q32, 32, 0>::new(AimdConfig::default().initial(16)).unwrap();
     let mut t = 0;
-    for _ in 0..10 {
-        success_at(&mut aimd, t, 100 * MS);
-        t += 10 * MS;
-    }
+    successes(&mut aimd, &mut t, 10, 100 * MS);
     while t < 20_000 * MS {
         assert_ne!(
             success_at(&mut aimd, t, 140 * MS),

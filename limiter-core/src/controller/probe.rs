@@ -117,8 +117,8 @@ impl Probe {
 
     /// Notes a success of `latency` against `baseline` at `elapsed`: one at or below the
     /// baseline puts the next drain off; a whole round (`limit` successes, at least 8) in a row
-    /// below `baseline × 10/11` returns the slowest of them, the baseline the caller should
-    /// remember.
+    /// below `baseline × 10/11`, none of them zero, returns the slowest of them, the baseline
+    /// the caller should remember.
     pub(crate) fn success(
         &mut self,
         latency: u64,
@@ -129,7 +129,9 @@ impl Probe {
         if latency <= u64::from(baseline) {
             self.drain_at = elapsed.saturating_add(DRAIN_EVERY_MICROS);
         }
-        if latency.saturating_mul(11) > u64::from(baseline) * 10 {
+        // A zero is what a clock that stepped back gives every call in flight (a whole round
+        // of them): it says nothing about the dependency, and would remember a baseline of 0.
+        if latency == 0 || latency.saturating_mul(11) > u64::from(baseline) * 10 {
             self.low_run = 0;
             self.low_max = 0;
             return None;
@@ -336,6 +338,10 @@ mod tests {
             assert_eq!(probe.success(ms * 1_000, 100_000, 4, 0), None);
         }
         assert_eq!(probe.success(80_000, 100_000, 4, 0), Some(80_000));
+        // Zeros (a clock that stepped back) never make a round.
+        for _ in 0..20 {
+            assert_eq!(probe.success(0, 100_000, 4, 0), None);
+        }
     }
 
     #[test]
