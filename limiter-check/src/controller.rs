@@ -494,6 +494,18 @@ struct Model {
     speed: Speed,
     /// Whether each of the last successes (up to four, oldest first) was congested.
     recent: Vec<bool>,
+    /// The last cut round, from its documentation: the epoch cut, the limit the cut set, the
+    /// most in flight among its refusals, its refusals, and the successes of the next round.
+    tally: Option<Tally>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Tally {
+    epoch: u32,
+    limit: u32,
+    round: u32,
+    refused: u32,
+    next_ok: u32,
 }
 
 /// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
@@ -638,14 +650,59 @@ impl Model {
         Ratio::from_bits(u32::try_from(bits).expect("at most the backoff"))
     }
 
-    /// A cut of a request admitted under `epoch` with `in_flight` in flight.
-    fn cut(&mut self, epoch: u32, in_flight: u32, elapsed: u64, factor: Ratio) -> Change {
+    /// Counts a sample for the tally: a refusal of the cut round admitted before the cut, or a
+    /// success of the round after it.
+    fn count(&mut self, s: &Sample) {
+        let Some(t) = self.tally.as_mut() else {
+            return;
+        };
+        let admitted = s.admission.epoch.0;
+        match s.outcome {
+            Outcome::Overload if admitted == t.epoch && admitted != self.epoch => {
+                t.refused += 1;
+                t.round = t.round.max(s.admission.in_flight);
+            }
+            Outcome::Success if admitted == self.epoch && self.epoch == t.epoch.wrapping_add(1) => {
+                t.next_ok += 1;
+            }
+            _ => {}
+        }
+    }
+
+    /// A cut of a request admitted under `epoch` with `in_flight` in flight (`refused`: an
+    /// overload).
+    fn cut(
+        &mut self,
+        epoch: u32,
+        in_flight: u32,
+        refused: bool,
+        elapsed: u64,
+        factor: Ratio,
+    ) -> Change {
         if epoch != self.epoch {
             return Change::Unchanged;
         }
         // The knee: the concurrency the congestion was seen at, at most the limit.
         self.speed.knee = in_flight.min(self.limit.whole());
-        self.limit = self.limit.shrink(factor).clamp_to(self.p.min, self.p.max);
+        let mut limit = self.limit.shrink(factor);
+        // A cut of the round right after a cut round, within its first `limit` successes, goes
+        // at least down to what that round kept.
+        if let Some(t) = self.tally {
+            if self.epoch == t.epoch.wrapping_add(1) && t.next_ok < t.limit {
+                let kept = Q32::from_u32(t.round.saturating_sub(t.refused).max(self.p.min));
+                if kept.to_q16() < limit.to_q16() {
+                    limit = kept;
+                }
+            }
+        }
+        self.limit = limit.clamp_to(self.p.min, self.p.max);
+        self.tally = Some(Tally {
+            epoch: self.epoch,
+            limit: self.limit.whole().max(1),
+            round: in_flight,
+            refused: u32::from(refused),
+            next_ok: 0,
+        });
         self.epoch = self.epoch.wrapping_add(1);
         self.hold_until = self
             .hold_until
@@ -655,6 +712,7 @@ impl Model {
 
     fn sample(&mut self, s: &Sample) -> Change {
         let elapsed = self.observe(s.completed_at.as_micros());
+        self.count(s);
         match s.outcome {
             Outcome::Ignore => Change::Unchanged,
             Outcome::Overload => {
@@ -662,6 +720,7 @@ impl Model {
                 self.cut(
                     s.admission.epoch.0,
                     s.admission.in_flight,
+                    true,
                     elapsed,
                     self.p.backoff,
                 )
@@ -690,7 +749,8 @@ impl Model {
                         // A confirmed congestion signal, answered or not, starts growth over.
                         self.speed.start_over(self.limit.whole(), elapsed);
                         let factor = self.latency_factor(threshold, latency);
-                        self.cut(s.admission.epoch.0, s.admission.in_flight, elapsed, factor)
+                        let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
+                        self.cut(epoch, in_flight, false, elapsed, factor)
                     }
                     1 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,
@@ -741,6 +801,7 @@ fn against_model(plain: &Plain, events: &[Event]) {
         hold_until: 0,
         speed: Speed::new(plain.initial),
         recent: Vec::new(),
+        tally: None,
     };
     let mut now = 0;
     for (i, &event) in events.iter().enumerate() {

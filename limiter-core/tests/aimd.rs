@@ -257,12 +257,72 @@ fn one_cut_per_round_trip() {
     assert_eq!(changes[0], Change::Decreased);
     assert!(changes[1..].iter().all(|c| *c == Change::Unchanged));
     assert_eq!(aimd.limit(), 6);
-    // A request admitted after the cut is a new round trip: it may cut again.
+    // A request admitted after the cut is a new round trip: it may cut again, and as the round
+    // before kept none of its 8 calls, this cut goes to the floor.
     assert_eq!(
         complete(&mut aimd, 40 * MS, 30 * MS, Outcome::Overload),
         Change::Decreased
     );
-    assert_eq!(aimd.limit(), 4);
+    assert_eq!(aimd.limit(), 2);
+}
+
+/// One round trip of a quota that fell from 50 to 5 calls: `ok` successes, then refusals for
+/// the rest of `in_flight`, all admitted at `at` ms and back 100 ms later; the changes.
+fn quota_round(aimd: &mut AimdF32, at: u64, in_flight: u32, ok: u32) -> Vec<Change> {
+    let admitted: Vec<Admission> = (1..=in_flight)
+        .map(|n| Admission::new(aimd, Instant::from_millis(at), n))
+        .collect();
+    let done = Instant::from_millis(at + 100);
+    admitted
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let outcome = if (i as u32) < ok {
+                Outcome::Success
+            } else {
+                Outcome::Overload
+            };
+            aimd.on_sample(&Sample::new(a, done, outcome))
+        })
+        .collect()
+}
+
+#[test]
+fn a_round_that_kept_few_of_its_calls_sizes_the_next_cut() {
+    let config = AimdConfig::default().initial(50).bounds(1, 64);
+    let mut aimd = AimdF32::new(config).unwrap();
+    // The first round at the drop: one cut by the backoff, 50 × 0.8.
+    let changes = quota_round(&mut aimd, 0, 50, 5);
+    assert_eq!(
+        changes.iter().filter(|c| **c == Change::Decreased).count(),
+        1
+    );
+    assert_eq!(aimd.limit(), 40);
+    // The next round is cut too: to the 5 the round before kept, not to 32.
+    let changes = quota_round(&mut aimd, 100, 40, 5);
+    assert_eq!(
+        changes.iter().filter(|c| **c == Change::Decreased).count(),
+        1
+    );
+    assert_eq!(aimd.limit(), 5);
+}
+
+#[test]
+fn a_few_refusals_or_a_cut_a_round_later_cut_by_the_backoff() {
+    let config = AimdConfig::default().initial(50).bounds(1, 64);
+    let mut aimd = AimdF32::new(config).unwrap();
+    // A round of 50 with 2 refusals kept 48: the next cut is the backoff's, 40 × 0.8.
+    quota_round(&mut aimd, 0, 50, 48);
+    assert_eq!(aimd.limit(), 40);
+    quota_round(&mut aimd, 100, 40, 39);
+    assert_eq!(aimd.limit(), 32);
+    // A round that kept nothing, then a whole round of successes: the tally is stale, and the
+    // next cut is the backoff's again.
+    quota_round(&mut aimd, 200, 32, 0);
+    assert_eq!(aimd.limit(), 25);
+    quota_round(&mut aimd, 300, 25, 25);
+    quota_round(&mut aimd, 400, 25, 0);
+    assert_eq!(aimd.limit(), 20);
 }
 
 #[test]

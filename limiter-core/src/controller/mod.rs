@@ -13,6 +13,7 @@ mod fixed;
 mod gradient;
 mod level;
 mod probe;
+mod tally;
 pub(crate) mod timeline;
 mod vegas;
 

@@ -1,0 +1,153 @@
+//! What a cut round kept: how deep the next cut goes after a round that lost most of its calls.
+//!
+//! One cut per round trip is the contract: a refusal of a call admitted before the last cut
+//! does not cut again. But those refusals still say something. When a quota falls from 50 calls
+//! per window to 5, the round in flight at the cut (50 calls) brings back 45 refusals; a cut by
+//! the backoff (0.8) leaves 40, the next round refuses 35, and so on: 0.8 per round trip needs
+//! about ten round trips and 200 refusals to reach 5, where one round trip of refusals (45) is
+//! all a causal controller must take.
+//!
+//! So a cut also opens a **tally** of its round: the most calls in flight any of its refusals
+//! was admitted with, and how many of its calls were refused, stale or not. If the *next* round
+//! is cut too, and within its first `limit` successes (the first cut was not enough, and soon),
+//! that cut goes at least down to what the tallied round kept, `round - refused` (at the floor
+//! if nothing was kept): 50 in flight, 45 refused, so 5. The stale refusals never cut on their
+//! own, so there is still at most one cut per round trip; they only size the next one. TCP's
+//! proportional rate reduction (RFC 6937) makes the same use of what a lossy round delivered.
+//!
+//! Noise cannot use it: a round that kept more than the backoff's share of itself (a few random
+//! refusals) gives a bound above the backoff's cut, which then decides; and a cut that comes a
+//! round or more after the last finds no tally. A drain, which changes the epoch without a cut,
+//! closes the tally too.
+
+use super::Epoch;
+use crate::Outcome;
+
+/// The tally of the last cut round (see the module's documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tally {
+    /// The epoch the last cut ended.
+    epoch: Epoch,
+    /// The limit the cut set, at least 1; 0: no cut yet.
+    limit: u32,
+    /// The most calls in flight any of the round's refusals was admitted with.
+    round: u32,
+    /// The round's refusals.
+    refused: u32,
+    /// Successes of the round after the cut so far.
+    next_ok: u32,
+}
+
+impl Tally {
+    /// No cut yet: nothing tallied.
+    pub(crate) const fn new() -> Self {
+        Tally {
+            epoch: Epoch(0),
+            limit: 0,
+            round: 0,
+            refused: 0,
+            next_ok: 0,
+        }
+    }
+
+    /// Counts a sample admitted under `admitted`, with `in_flight` in flight, that completed
+    /// while the controller is at epoch `current`: a refusal of the tallied round, or a success
+    /// of the round after it.
+    pub(crate) fn sample(
+        &mut self,
+        admitted: Epoch,
+        current: Epoch,
+        in_flight: u32,
+        outcome: Outcome,
+    ) {
+        if self.limit == 0 {
+            return;
+        }
+        let next = Epoch(self.epoch.0.wrapping_add(1));
+        match outcome {
+            Outcome::Overload if admitted == self.epoch && admitted != current => {
+                self.refused = self.refused.saturating_add(1);
+                self.round = self.round.max(in_flight);
+            }
+            Outcome::Success if admitted == current && current == next => {
+                self.next_ok = self.next_ok.saturating_add(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// What the previous cut's round kept, for a cut of epoch `epoch`: known if this is the
+    /// round right after it and the cut comes within its first `limit` successes (`limit` as
+    /// that cut set it).
+    pub(crate) fn kept(&self, epoch: Epoch) -> Option<u32> {
+        let next = Epoch(self.epoch.0.wrapping_add(1));
+        (epoch == next && self.next_ok < self.limit)
+            .then(|| self.round.saturating_sub(self.refused))
+    }
+
+    /// Tallies the round of epoch `epoch`, just cut to `limit` on a signal admitted with
+    /// `in_flight` in flight (`refused`: the signal is a refusal).
+    pub(crate) fn open(&mut self, epoch: Epoch, limit: u32, in_flight: u32, refused: bool) {
+        *self = Tally {
+            epoch,
+            limit: limit.max(1),
+            round: in_flight,
+            refused: u32::from(refused),
+            next_ok: 0,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_that_lost_most_of_its_calls_sizes_the_next_cut() {
+        let mut tally = Tally::new();
+        // No tally before the first cut.
+        assert_eq!(tally.kept(Epoch(0)), None);
+        tally.open(Epoch(0), 40, 50, true);
+        // 44 more refusals of epoch 0 come back after the cut (the controller is at 1).
+        for _ in 0..44 {
+            tally.sample(Epoch(0), Epoch(1), 50, Outcome::Overload);
+        }
+        // The next round: 5 successes, then a refusal cuts epoch 1.
+        for _ in 0..5 {
+            tally.sample(Epoch(1), Epoch(1), 40, Outcome::Success);
+        }
+        assert_eq!(tally.kept(Epoch(1)), Some(5));
+    }
+
+    #[test]
+    fn a_cut_a_round_later_or_after_a_drain_finds_no_tally() {
+        let mut tally = Tally::new();
+        tally.open(Epoch(0), 8, 10, true);
+        for _ in 0..7 {
+            tally.sample(Epoch(1), Epoch(1), 8, Outcome::Success);
+        }
+        assert_eq!(tally.kept(Epoch(1)), Some(9));
+        // Eight successes after a cut to 8: a whole round went by.
+        tally.sample(Epoch(1), Epoch(1), 8, Outcome::Success);
+        assert_eq!(tally.kept(Epoch(1)), None);
+        // A drain moved the epoch from 1 to 2: the cut of 2 is not the round after 0's.
+        assert_eq!(tally.kept(Epoch(2)), None);
+    }
+
+    #[test]
+    fn refusals_count_only_for_the_tallied_round_and_saturate() {
+        let mut tally = Tally::new();
+        tally.open(Epoch(u32::MAX), 3, 4, false);
+        // Current-epoch refusals, older rounds' and ignored outcomes are not the tally's.
+        tally.sample(Epoch(0), Epoch(0), 9, Outcome::Overload);
+        tally.sample(Epoch(7), Epoch(0), 9, Outcome::Overload);
+        tally.sample(Epoch(u32::MAX), Epoch(0), 9, Outcome::Ignore);
+        assert_eq!(tally.kept(Epoch(0)), Some(4));
+        tally.open(Epoch(0), 3, 4, true);
+        // More refusals than the round had keep nothing: the floor.
+        for _ in 0..10 {
+            tally.sample(Epoch(0), Epoch(1), 3, Outcome::Overload);
+        }
+        assert_eq!(tally.kept(Epoch(1)), Some(0));
+    }
+}
