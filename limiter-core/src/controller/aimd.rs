@@ -355,8 +355,8 @@ impl AimdConfig {
 ///   one that was cut, within a round of successes, the second cut goes at least down to what
 ///   the first round kept: its calls in flight less its refusals (stale ones included, which
 ///   still never cut on their own). A quota that falls from 50 to 5 is met in two round trips
-///   instead of about ten (the simulator's `drop-and-recover`: 121 refusals instead of 222;
-///   `oscillating`: 370 instead of 543). See the module `tally`.
+///   instead of about ten (the simulator's `drop-and-recover`: 128 refusals instead of 222;
+///   `oscillating`: 370 instead of 543; `quota-phases`: 112 instead of 155). See the module `tally`.
 /// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.

@@ -15,6 +15,12 @@
 //! own, so there is still at most one cut per round trip; they only size the next one. TCP's
 //! proportional rate reduction (RFC 6937) makes the same use of what a lossy round delivered.
 //!
+//! In the simulator (`cargo run --release -p limiter-sim`): drop-and-recover 222 refusals → 128,
+//! oscillating 543 → 370, quota-phases 155 → 112, retry-storm 266 → 228, at the same goodput
+//! (±1 %). Among 100 or 1000 clients behind one knee that refuses past a hard cap
+//! (shared-100-linear), a round often keeps little of itself and the next cut goes deep:
+//! goodput 21 % → 18 % of the oracle's, a scenario no independent controller gets near.
+//!
 //! Noise cannot use it: a round that kept more than the backoff's share of itself (a few random
 //! refusals) gives a bound above the backoff's cut, which then decides; and a cut that comes a
 //! round or more after the last finds no tally. A drain, which changes the epoch without a cut,
