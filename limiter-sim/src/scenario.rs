@@ -138,6 +138,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         quota_phases(),
         slow_no_429(),
         drop_and_recover(),
+        quota_jitter(),
         retry_after(),
         oscillating(),
         fairness(),
@@ -224,6 +225,7 @@ fn quota_phases() -> Scenario {
                 quota: Schedule(vec![(0, 40), (10 * S, 10), (20 * S, 30)]),
                 window_us: 100 * MS,
                 latency_us: 100 * MS,
+                jitter_percent: 0,
                 retry_after: false,
                 window: (0, 0),
             })
@@ -280,6 +282,22 @@ fn drop_and_recover() -> Scenario {
     )
 }
 
+/// drop-and-recover on a provider whose calls vary in duration, as real ones do: a client
+/// that holds growth on latencies in its band finds the returned quota late, or never.
+fn quota_jitter() -> Scenario {
+    quota_scenario(
+        "quota-jitter",
+        "drop-and-recover with every call's latency uniform within 100 ms ± 20 %",
+        15 * S,
+        &[("fixed 50", 50)],
+        Box::new(|| {
+            let mut quota = quota(vec![(0, 50), (5 * S, 5), (10 * S, 50)], false);
+            quota.jitter_percent = 20;
+            Box::new(quota)
+        }),
+    )
+}
+
 fn retry_after() -> Scenario {
     quota_scenario(
         "retry-after",
@@ -295,6 +313,7 @@ fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
         quota: Schedule(schedule),
         window_us: 100 * MS,
         latency_us: 100 * MS,
+        jitter_percent: 0,
         retry_after,
         window: (0, 0),
     }

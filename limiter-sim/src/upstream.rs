@@ -276,15 +276,19 @@ impl Upstream for Queueing {
 }
 
 /// A provider quota: at most `quota` calls accepted per window, the rest refused with 429
-/// (seed 004's synthetic provider). Every call takes `latency_us`.
+/// (seed 004's synthetic provider). Every call takes `latency_us`, or a duration drawn
+/// uniformly within `jitter_percent` of it.
 #[derive(Clone, Debug)]
 pub struct Quota {
     /// Calls accepted per window, over time.
     pub quota: Schedule,
     /// The window, µs.
     pub window_us: u64,
-    /// Every call's duration, µs.
+    /// Every call's duration (its mean, with jitter), µs.
     pub latency_us: u64,
+    /// How far a call's duration may be from `latency_us`, in percent of it (0 to 100):
+    /// uniform within `latency_us × (1 ± jitter_percent / 100)`.
+    pub jitter_percent: u32,
     /// Whether refusals carry a Retry-After up to the end of the window.
     pub retry_after: bool,
     /// The window being counted, and the calls accepted in it.
@@ -292,7 +296,7 @@ pub struct Quota {
 }
 
 impl Upstream for Quota {
-    fn start(&mut self, call: &CallStart, _: &mut Rng) -> Call {
+    fn start(&mut self, call: &CallStart, rng: &mut Rng) -> Call {
         let now = call.at_us;
         let index = now / self.window_us;
         if self.window.0 != index {
@@ -309,16 +313,20 @@ impl Upstream for Quota {
                     .then(|| ((index + 1) * self.window_us).saturating_sub(now + self.latency_us)),
             }
         };
-        Call {
-            duration_us: self.latency_us,
-            reply,
-        }
+        let duration_us = if self.jitter_percent == 0 {
+            self.latency_us
+        } else {
+            let spread = self.latency_us as f64 * f64::from(self.jitter_percent.min(100)) / 100.0;
+            let drawn = self.latency_us as f64 + spread * (2.0 * rng.unit() - 1.0);
+            drawn.round().max(1.0) as u64
+        };
+        Call { duration_us, reply }
     }
 
     fn end(&mut self, _: &CallEnd) {}
 
     fn oracle_limit(&self, now: u64, _: usize, share: Share) -> u32 {
-        // Calls last `latency_us`, so a window admits quota × latency / window concurrently.
+        // Calls last `latency_us` (on average, with jitter), so a window admits quota × latency / window concurrently.
         let per_window = u64::from(self.quota.at(now));
         share.of((per_window * self.latency_us).div_ceil(self.window_us))
     }
