@@ -695,7 +695,7 @@ fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
     for bad in [Ratio::ZERO, Ratio::ONE] {
         assert_eq!(
             AimdFixed::new(config.deepest_cut(bad)).unwrap_err(),
-            ConfigError::BackoffOutOfRange
+            ConfigError::DeepestCutOutOfRange
         );
     }
 }

@@ -132,7 +132,7 @@ fn invalid_configurations_are_rejected() {
         (ok.bounds(0, 5), ConfigError::MinIsZero),
         (ok.bounds(9, 5), ConfigError::MinAboveMax),
         (ok.initial(500), ConfigError::InitialOutOfBounds),
-        (ok.decrease(Ratio::ONE), ConfigError::BackoffOutOfRange),
+        (ok.decrease(Ratio::ONE), ConfigError::DecreaseOutOfRange),
         (ok.alpha(Ratio::ONE), ConfigError::AlphaOutOfRange),
     ] {
         assert_eq!(EwmaDeviation::new(config).unwrap_err(), error, "{config:?}");

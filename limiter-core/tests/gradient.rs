@@ -110,8 +110,8 @@ fn invalid_configurations_are_rejected() {
         (ok.bounds(9, 5), ConfigError::MinAboveMax),
         (ok.initial(500), ConfigError::InitialOutOfBounds),
         (ok.backoff(Ratio::ONE), ConfigError::BackoffOutOfRange),
-        (ok.smoothing(Ratio::ZERO), ConfigError::AlphaOutOfRange),
-        (ok.long_window(9), ConfigError::MinSamplesOutOfRange),
+        (ok.smoothing(Ratio::ZERO), ConfigError::SmoothingOutOfRange),
+        (ok.long_window(9), ConfigError::LongWindowTooShort),
     ] {
         assert_eq!(Gradient2::new(config).unwrap_err(), error, "{config:?}");
     }

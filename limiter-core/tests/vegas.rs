@@ -151,7 +151,10 @@ fn invalid_configurations_are_rejected() {
         (ok.backoff(Ratio::ONE), ConfigError::BackoffOutOfRange),
         (ok.alpha(0), ConfigError::ThresholdsOutOfOrder),
         (ok.alpha(6).beta(6), ConfigError::ThresholdsOutOfOrder),
-        (ok.probe_period(Duration::ZERO), ConfigError::PeriodIsZero),
+        (
+            ok.probe_period(Duration::ZERO),
+            ConfigError::ProbePeriodIsZero,
+        ),
     ] {
         assert_eq!(Vegas::new(config).unwrap_err(), error, "{config:?}");
     }

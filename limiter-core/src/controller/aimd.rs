@@ -3,7 +3,9 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
-use super::level::{FloorWatch, is_fraction, validate_bounds};
+use super::level::{
+    Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
+};
 use super::probe::Probe;
 use super::tally::Tally;
 use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
@@ -130,9 +132,7 @@ enum Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AimdConfig {
-    initial: u32,
-    min: u32,
-    max: u32,
+    bounds: Bounds,
     backoff: Ratio,
     deepest_cut: Ratio,
     step: Ratio,
@@ -153,10 +153,8 @@ impl AimdConfig {
     /// The defaults (see the type's documentation), for `const` code; the same as
     /// [`AimdConfig::default`].
     pub const DEFAULT: AimdConfig = AimdConfig {
-        initial: 4,
-        min: 1,
-        max: 64,
-        backoff: Ratio::from_bits(52_429),     // 0.8
+        bounds: Bounds::DEFAULT,
+        backoff: DEFAULT_BACKOFF,
         deepest_cut: Ratio::from_bits(32_768), // 0.5
         step: Ratio::ONE,
         signal: LatencySignal::Baseline {
@@ -170,28 +168,7 @@ impl AimdConfig {
         growth_tolerance: Ratio::from_bits(81_920), // 1.25
     };
 
-    /// The starting limit.
-    pub const fn initial(mut self, initial: u32) -> Self {
-        self.initial = initial;
-        self
-    }
-
-    /// The floor (at least 1: a limit of zero would stop all traffic for good).
-    pub const fn min(mut self, min: u32) -> Self {
-        self.min = min;
-        self
-    }
-
-    /// The ceiling (at most 2^24).
-    pub const fn max(mut self, max: u32) -> Self {
-        self.max = max;
-        self
-    }
-
-    /// Floor and ceiling together.
-    pub const fn bounds(self, min: u32, max: u32) -> Self {
-        self.min(min).max(max)
-    }
+    bounds_builders!();
 
     /// The multiplicative decrease factor, strictly between 0 and 1.
     pub const fn backoff(mut self, backoff: Ratio) -> Self {
@@ -280,11 +257,14 @@ impl AimdConfig {
 
     /// Checks the configuration for a window of `window` samples.
     pub const fn validate(&self, window: usize) -> Result<(), ConfigError> {
-        if let Err(e) = validate_bounds(self.initial, self.min, self.max) {
+        if let Err(e) = self.bounds.validate() {
             return Err(e);
         }
-        if !is_fraction(self.backoff) || !is_fraction(self.deepest_cut) {
+        if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
+        }
+        if !is_fraction(self.deepest_cut) {
+            return Err(ConfigError::DeepestCutOutOfRange);
         }
         if self.step.to_bits() == 0 || self.step.to_bits() > MAX_STEP.to_bits() {
             return Err(ConfigError::StepOutOfRange);
@@ -425,13 +405,6 @@ pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// embassy adapter's default, to keep its limiter within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
 
-/// Panics with what is wrong with `config`, if anything: at compile time in a `const` context.
-const fn assert_valid(config: &AimdConfig, window: usize) {
-    if let Err(e) = config.validate(window) {
-        panic!("{}", e.message());
-    }
-}
-
 impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
     /// [`Aimd::new`] for `const` code, such as a `static` limiter on a microcontroller: it
     /// panics on an invalid configuration instead of returning the error, which in a `static`
@@ -450,8 +423,8 @@ impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
     /// const AIMD: AimdFixed = AimdFixed::new_const(AimdConfig::DEFAULT.bounds(0, 16));
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(&config, N);
-        Self::assemble(config, Q32::from_whole(config.initial))
+        assert_valid(config.validate(N));
+        Self::assemble(config, Q32::from_whole(config.bounds.initial))
     }
 }
 
@@ -466,8 +439,8 @@ impl<const N: usize, const PROBES: usize> Aimd<F32, N, PROBES> {
     /// assert_eq!(AIMD.limit(), 8);
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(&config, N);
-        Self::assemble(config, F32::from_whole(config.initial))
+        assert_valid(config.validate(N));
+        Self::assemble(config, F32::from_whole(config.bounds.initial))
     }
 }
 
@@ -475,7 +448,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// A controller with a validated configuration.
     pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
         config.validate(N)?;
-        Ok(Self::assemble(config, V::from_u32(config.initial)))
+        Ok(Self::assemble(config, V::from_u32(config.bounds.initial)))
     }
 
     /// The controller at its starting `limit`, once `config` is known to be valid.
@@ -496,7 +469,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             decreases: 0,
             at_floor: FloorWatch::new(),
             slow_recent: 0,
-            probe: [Probe::new(config.initial); PROBES],
+            probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
         }
     }
@@ -606,12 +579,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep.
             if let Some(kept) = tally.kept(self.epoch) {
-                let kept = V::from_u32(kept.max(self.config.min));
+                let kept = V::from_u32(kept.max(self.config.bounds.min));
                 if kept.to_q16() < limit.to_q16() {
                     limit = kept;
                 }
             }
-            let limit = limit.clamp_to(self.config.min, self.config.max).whole();
+            let limit = limit
+                .clamp_to(self.config.bounds.min, self.config.bounds.max)
+                .whole();
             tally.open(self.epoch, limit, in_flight, refused);
         }
         if let Some(probe) = self.probe.first_mut() {
@@ -620,7 +595,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             probe.stop_drain(elapsed);
             probe.cut_from(knee);
         }
-        self.limit = limit.clamp_to(self.config.min, self.config.max);
+        self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);
         self.hold_until = self
@@ -662,7 +637,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     fn drain(&mut self, sample: &Sample, elapsed: u64) -> Change {
         let fresh = sample.admission.epoch == self.epoch;
         let trusted = self.remembers() && self.window.len() >= self.min_samples();
-        let (whole, min, max) = (self.limit.whole(), self.config.min, self.config.max);
+        let (whole, min, max) = (
+            self.limit.whole(),
+            self.config.bounds.min,
+            self.config.bounds.max,
+        );
         let Some(probe) = self.probe.first_mut() else {
             return Change::Unchanged;
         };
@@ -727,7 +706,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let grown = self
             .limit
             .grow(step)
-            .clamp_to(self.config.min, self.config.max);
+            .clamp_to(self.config.bounds.min, self.config.bounds.max);
         if grown == self.limit {
             return Change::Unchanged; // at the ceiling
         }
@@ -776,7 +755,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 // half a window). A latency that stays high even at the floor is not our queue:
                 // it is the dependency's new normal, and it is learned.
                 let congested = matches!(verdict, Verdict::Congested { .. });
-                let at_floor = self.limit.whole() <= self.config.min;
+                let at_floor = self.limit.whole() <= self.config.bounds.min;
                 // At the floor, a slow sample also forgets the remembered low medians, which
                 // would otherwise hold the baseline below the new normal for the whole memory.
                 if at_floor && verdict != Verdict::Fast {
@@ -820,8 +799,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 drained => drained,
             },
         };
-        self.at_floor
-            .observe(self.limit.whole() <= self.config.min, sample.completed_at);
+        self.at_floor.observe(
+            self.limit.whole() <= self.config.bounds.min,
+            sample.completed_at,
+        );
         change
     }
 
@@ -834,8 +815,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
     fn stats(&self) -> ControllerStats {
         ControllerStats {
             limit: self.limit(),
-            min: self.config.min,
-            max: self.config.max,
+            min: self.config.bounds.min,
+            max: self.config.bounds.max,
             baseline_micros: self.baseline_micros(),
             increases: self.increases,
             decreases: self.decreases,

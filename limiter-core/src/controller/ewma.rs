@@ -7,7 +7,7 @@
 //! mean was at or below the long-run mean; otherwise it holds. The long-run mean and variance are
 //! exponentially weighted moving averages of the interval means.
 
-use super::level::{FloorWatch, is_fraction, validate_bounds};
+use super::level::{Bounds, FloorWatch, assert_valid, bounds_builders, is_fraction};
 use super::timeline::Timeline;
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
 use crate::{Outcome, Ratio};
@@ -29,9 +29,7 @@ use crate::{Outcome, Ratio};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EwmaConfig {
-    initial: u32,
-    min: u32,
-    max: u32,
+    bounds: Bounds,
     alpha: Ratio,
     deviation_scale: Ratio,
     decrease: Ratio,
@@ -39,30 +37,21 @@ pub struct EwmaConfig {
 
 impl Default for EwmaConfig {
     fn default() -> Self {
-        EwmaConfig {
-            initial: 4,
-            min: 1,
-            max: 64,
-            alpha: Ratio::from_bits(26_215), // 0.4 (0.400009: products land on round numbers)
-            deviation_scale: Ratio::from_bits(163_840), // 2.5
-            decrease: Ratio::from_bits(58_982), // 0.9 (cuts land on whole products: Ratio::mul_whole_floor)
-        }
+        EwmaConfig::DEFAULT
     }
 }
 
 impl EwmaConfig {
-    /// The starting limit.
-    pub const fn initial(mut self, initial: u32) -> Self {
-        self.initial = initial;
-        self
-    }
+    /// The defaults (see the type's documentation), for `const` code; the same as
+    /// [`EwmaConfig::default`].
+    pub const DEFAULT: EwmaConfig = EwmaConfig {
+        bounds: Bounds::DEFAULT,
+        alpha: Ratio::from_bits(26_215), // 0.4 (0.400009: products land on round numbers)
+        deviation_scale: Ratio::from_bits(163_840), // 2.5
+        decrease: Ratio::from_bits(58_982), // 0.9 (cuts land on whole products: Ratio::mul_whole_floor)
+    };
 
-    /// Floor and ceiling.
-    pub const fn bounds(mut self, min: u32, max: u32) -> Self {
-        self.min = min;
-        self.max = max;
-        self
-    }
+    bounds_builders!();
 
     /// The weight of the newest interval in the moving averages, strictly between 0 and 1.
     pub const fn alpha(mut self, alpha: Ratio) -> Self {
@@ -82,10 +71,13 @@ impl EwmaConfig {
         self
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
-        validate_bounds(self.initial, self.min, self.max)?;
+    /// Checks the configuration: what [`EwmaDeviation::new`] refuses.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if let Err(e) = self.bounds.validate() {
+            return Err(e);
+        }
         if !is_fraction(self.decrease) {
-            return Err(ConfigError::BackoffOutOfRange);
+            return Err(ConfigError::DecreaseOutOfRange);
         }
         if !is_fraction(self.alpha) {
             return Err(ConfigError::AlphaOutOfRange);
@@ -95,7 +87,7 @@ impl EwmaConfig {
 }
 
 /// What the current interval has seen so far.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Interval {
     /// Monotonic time the interval started, µs.
     started: u64,
@@ -107,6 +99,17 @@ struct Interval {
     reached_limit: bool,
     /// Samples of any outcome but `Ignore`.
     completions: u32,
+}
+
+impl Interval {
+    const EMPTY: Interval = Interval {
+        started: 0,
+        latency_sum: 0,
+        samples: 0,
+        pushed_back: false,
+        reached_limit: false,
+        completions: 0,
+    };
 }
 
 /// The EWMA-deviation controller (Vector's adaptive request concurrency). Integer state only.
@@ -155,18 +158,36 @@ impl EwmaDeviation {
     /// A controller with a validated configuration.
     pub fn new(config: EwmaConfig) -> Result<Self, ConfigError> {
         config.validate()?;
-        Ok(EwmaDeviation {
+        Ok(Self::assemble(config))
+    }
+
+    /// [`EwmaDeviation::new`] for `const` code: panics on an invalid configuration, which in a
+    /// `static` or `const` initializer stops the build.
+    ///
+    /// ```
+    /// use limiter_core::{Controller, EwmaConfig, EwmaDeviation};
+    ///
+    /// static EWMA: EwmaDeviation = EwmaDeviation::new_const(EwmaConfig::DEFAULT.initial(6));
+    /// assert_eq!(EWMA.limit(), 6);
+    /// ```
+    pub const fn new_const(config: EwmaConfig) -> Self {
+        assert_valid(config.validate());
+        Self::assemble(config)
+    }
+
+    const fn assemble(config: EwmaConfig) -> Self {
+        EwmaDeviation {
             config,
-            limit: config.initial,
+            limit: config.bounds.initial,
             mean: None,
             variance: 0,
-            interval: Interval::default(),
+            interval: Interval::EMPTY,
             timeline: Timeline::new(),
             epoch: Epoch(0),
             increases: 0,
             decreases: 0,
             at_floor: FloorWatch::new(),
-        })
+        }
     }
 
     /// `old + alpha × (new − old)`, in either direction.
@@ -184,7 +205,7 @@ impl EwmaDeviation {
             &mut self.interval,
             Interval {
                 started: now,
-                ..Interval::default()
+                ..Interval::EMPTY
             },
         );
         let current = (interval.samples > 0).then(|| interval.latency_sum / interval.samples);
@@ -197,14 +218,16 @@ impl EwmaDeviation {
         };
         let change = if interval.pushed_back || too_slow {
             let cut = self.config.decrease.mul_whole_floor(self.limit);
-            let cut = cut.min(self.limit.saturating_sub(1)).max(self.config.min);
+            let cut = cut
+                .min(self.limit.saturating_sub(1))
+                .max(self.config.bounds.min);
             self.epoch = Epoch(self.epoch.0.wrapping_add(1));
             self.decreases = self.decreases.wrapping_add(1);
             self.limit = cut;
             Change::Decreased
         } else if interval.reached_limit
             && current.is_some_and(|c| self.mean.is_none_or(|m| c <= m))
-            && self.limit < self.config.max
+            && self.limit < self.config.bounds.max
         {
             self.limit += 1;
             self.increases = self.increases.wrapping_add(1);
@@ -271,15 +294,15 @@ impl Controller for EwmaDeviation {
             Change::Unchanged
         };
         self.at_floor
-            .observe(self.limit <= self.config.min, sample.completed_at);
+            .observe(self.limit <= self.config.bounds.min, sample.completed_at);
         change
     }
 
     fn stats(&self) -> ControllerStats {
         ControllerStats {
             limit: self.limit,
-            min: self.config.min,
-            max: self.config.max,
+            min: self.config.bounds.min,
+            max: self.config.bounds.max,
             baseline_micros: self.mean.map(crate::clock::saturating_u32),
             increases: self.increases,
             decreases: self.decreases,

@@ -24,7 +24,7 @@ impl Fixed {
     /// A fixed limit of `limit` (at least 1).
     pub const fn new(limit: u32) -> Result<Self, ConfigError> {
         if limit == 0 {
-            return Err(ConfigError::MinIsZero);
+            return Err(ConfigError::LimitIsZero);
         }
         Ok(Fixed { limit })
     }

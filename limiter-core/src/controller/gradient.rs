@@ -20,7 +20,7 @@
 //!   the long average (load has passed), the long average decays by 5 % per sample towards it.
 
 use super::arith::{LimitValue, Q32};
-use super::level::{Level, is_fraction, validate_bounds};
+use super::level::{Bounds, DEFAULT_BACKOFF, Level, assert_valid, bounds_builders, is_fraction};
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
 use crate::{Outcome, Ratio};
 
@@ -36,14 +36,12 @@ use crate::{Outcome, Ratio};
 ///
 /// assert!(Gradient2::new(GradientConfig::default().bounds(1, 200)).is_ok());
 /// let bad = GradientConfig::default().tolerance(Ratio::from_fraction(1, 2).unwrap());
-/// assert_eq!(Gradient2::new(bad).unwrap_err(), ConfigError::ToleranceOutOfRange);
+/// assert_eq!(Gradient2::new(bad).unwrap_err(), ConfigError::ToleranceBelowOne);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct GradientConfig {
-    initial: u32,
-    min: u32,
-    max: u32,
+    bounds: Bounds,
     tolerance: Ratio,
     smoothing: Ratio,
     long_window: u32,
@@ -52,31 +50,22 @@ pub struct GradientConfig {
 
 impl Default for GradientConfig {
     fn default() -> Self {
-        GradientConfig {
-            initial: 4,
-            min: 1,
-            max: 64,
-            tolerance: Ratio::from_bits(98_304), // 1.5
-            smoothing: Ratio::from_bits(13_108), // 0.2
-            long_window: 600,
-            backoff: Ratio::from_bits(52_429), // 0.8
-        }
+        GradientConfig::DEFAULT
     }
 }
 
 impl GradientConfig {
-    /// The starting limit.
-    pub const fn initial(mut self, initial: u32) -> Self {
-        self.initial = initial;
-        self
-    }
+    /// The defaults (see the type's documentation), for `const` code; the same as
+    /// [`GradientConfig::default`].
+    pub const DEFAULT: GradientConfig = GradientConfig {
+        bounds: Bounds::DEFAULT,
+        tolerance: Ratio::from_bits(98_304), // 1.5
+        smoothing: Ratio::from_bits(13_108), // 0.2
+        long_window: 600,
+        backoff: DEFAULT_BACKOFF,
+    };
 
-    /// Floor and ceiling.
-    pub const fn bounds(mut self, min: u32, max: u32) -> Self {
-        self.min = min;
-        self.max = max;
-        self
-    }
+    bounds_builders!();
 
     /// How much slower than the long average a latency may be before the gradient drops below 1
     /// (at least 1).
@@ -103,19 +92,22 @@ impl GradientConfig {
         self
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
-        validate_bounds(self.initial, self.min, self.max)?;
+    /// Checks the configuration: what [`Gradient2::new`] refuses.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if let Err(e) = self.bounds.validate() {
+            return Err(e);
+        }
         if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
         }
-        if self.tolerance < Ratio::ONE {
-            return Err(ConfigError::ToleranceOutOfRange);
+        if self.tolerance.to_bits() < Ratio::ONE.to_bits() {
+            return Err(ConfigError::ToleranceBelowOne);
         }
-        if self.smoothing == Ratio::ZERO || self.smoothing > Ratio::ONE {
-            return Err(ConfigError::AlphaOutOfRange);
+        if self.smoothing.to_bits() == 0 || self.smoothing.to_bits() > Ratio::ONE.to_bits() {
+            return Err(ConfigError::SmoothingOutOfRange);
         }
         if self.long_window < 10 {
-            return Err(ConfigError::MinSamplesOutOfRange);
+            return Err(ConfigError::LongWindowTooShort);
         }
         Ok(())
     }
@@ -149,12 +141,30 @@ impl Gradient2 {
     /// A controller with a validated configuration.
     pub fn new(config: GradientConfig) -> Result<Self, ConfigError> {
         config.validate()?;
-        Ok(Gradient2 {
+        Ok(Self::assemble(config))
+    }
+
+    /// [`Gradient2::new`] for `const` code: panics on an invalid configuration, which in a
+    /// `static` or `const` initializer stops the build.
+    ///
+    /// ```
+    /// use limiter_core::{Controller, Gradient2, GradientConfig};
+    ///
+    /// static GRADIENT: Gradient2 = Gradient2::new_const(GradientConfig::DEFAULT.bounds(2, 32));
+    /// assert_eq!(GRADIENT.limit(), 4);
+    /// ```
+    pub const fn new_const(config: GradientConfig) -> Self {
+        assert_valid(config.validate());
+        Self::assemble(config)
+    }
+
+    const fn assemble(config: GradientConfig) -> Self {
+        Gradient2 {
             config,
-            limit: Level::new(config.initial, config.min, config.max),
+            limit: Level::new(config.bounds),
             long: 0,
             samples: 0,
-        })
+        }
     }
 
     /// The fractional limit.

@@ -5,18 +5,79 @@ use super::arith::{LimitValue, Q32};
 use super::{Change, ConfigError, ControllerStats, Epoch, MAX_LIMIT, Sample};
 use crate::{Instant, Ratio};
 
-/// Checks `initial` within `[min, max]`, `min ≥ 1`, `max ≤ MAX_LIMIT`.
-pub(crate) const fn validate_bounds(initial: u32, min: u32, max: u32) -> Result<(), ConfigError> {
-    if min == 0 {
-        Err(ConfigError::MinIsZero)
-    } else if min > max {
-        Err(ConfigError::MinAboveMax)
-    } else if max > MAX_LIMIT {
-        Err(ConfigError::MaxTooLarge)
-    } else if initial < min || initial > max {
-        Err(ConfigError::InitialOutOfBounds)
-    } else {
-        Ok(())
+/// The cut on an overload every controller starts from: 0.8.
+pub(crate) const DEFAULT_BACKOFF: Ratio = Ratio::from_bits(52_429);
+
+/// Where a limit starts and the floor and ceiling it stays within: part of every controller's
+/// configuration, set through the builders of [`bounds_builders`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub(crate) struct Bounds {
+    pub(crate) initial: u32,
+    pub(crate) min: u32,
+    pub(crate) max: u32,
+}
+
+impl Bounds {
+    /// Every controller's default: start at 4 within `[1, 64]`.
+    pub(crate) const DEFAULT: Bounds = Bounds {
+        initial: 4,
+        min: 1,
+        max: 64,
+    };
+
+    /// Checks `min ≥ 1`, `min ≤ max`, `max ≤ MAX_LIMIT` and `initial` within `[min, max]`.
+    pub(crate) const fn validate(self) -> Result<(), ConfigError> {
+        let Bounds { initial, min, max } = self;
+        if min == 0 {
+            Err(ConfigError::MinIsZero)
+        } else if min > max {
+            Err(ConfigError::MinAboveMax)
+        } else if max > MAX_LIMIT {
+            Err(ConfigError::MaxTooLarge)
+        } else if initial < min || initial > max {
+            Err(ConfigError::InitialOutOfBounds)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The `initial`, `min`, `max` and `bounds` builders of a configuration with a `bounds: Bounds`
+/// field: the same four on every controller.
+macro_rules! bounds_builders {
+    () => {
+        /// The starting limit, within `[min, max]`.
+        pub const fn initial(mut self, initial: u32) -> Self {
+            self.bounds.initial = initial;
+            self
+        }
+
+        /// The floor: the limit never goes below it (at least 1).
+        pub const fn min(mut self, min: u32) -> Self {
+            self.bounds.min = min;
+            self
+        }
+
+        /// The ceiling: the limit never goes above it (at most 2^24).
+        pub const fn max(mut self, max: u32) -> Self {
+            self.bounds.max = max;
+            self
+        }
+
+        /// Floor and ceiling together.
+        pub const fn bounds(self, min: u32, max: u32) -> Self {
+            self.min(min).max(max)
+        }
+    };
+}
+pub(crate) use bounds_builders;
+
+/// Panics with what is wrong with a configuration: at compile time in a `const` context (the
+/// `new_const` constructors).
+pub(crate) const fn assert_valid(checked: Result<(), ConfigError>) {
+    if let Err(e) = checked {
+        panic!("{}", e.message());
     }
 }
 
@@ -67,11 +128,11 @@ pub(crate) struct Level {
 }
 
 impl Level {
-    pub(crate) fn new(initial: u32, min: u32, max: u32) -> Self {
+    pub(crate) const fn new(bounds: Bounds) -> Self {
         Level {
-            value: Q32::from_u32(initial),
-            min,
-            max,
+            value: Q32::from_whole(bounds.initial),
+            min: bounds.min,
+            max: bounds.max,
             epoch: Epoch(0),
             increases: 0,
             decreases: 0,

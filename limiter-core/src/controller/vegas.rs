@@ -7,7 +7,7 @@
 
 use core::time::Duration;
 
-use super::level::{Level, is_fraction, validate_bounds};
+use super::level::{Bounds, DEFAULT_BACKOFF, Level, assert_valid, bounds_builders, is_fraction};
 use super::timeline::Timeline;
 use super::{Change, ConfigError, Controller, ControllerStats, Epoch, LimitValue, Q32, Sample};
 use crate::clock::duration_to_micros;
@@ -33,9 +33,7 @@ use crate::{Instant, Outcome, Ratio, WindowedMin};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct VegasConfig {
-    initial: u32,
-    min: u32,
-    max: u32,
+    bounds: Bounds,
     alpha: u32,
     beta: u32,
     backoff: Ratio,
@@ -44,31 +42,22 @@ pub struct VegasConfig {
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig {
-            initial: 4,
-            min: 1,
-            max: 64,
-            alpha: 3,
-            beta: 6,
-            backoff: Ratio::from_bits(52_429), // 0.8
-            probe_micros: 10_000_000,
-        }
+        VegasConfig::DEFAULT
     }
 }
 
 impl VegasConfig {
-    /// The starting limit.
-    pub const fn initial(mut self, initial: u32) -> Self {
-        self.initial = initial;
-        self
-    }
+    /// The defaults (see the type's documentation), for `const` code; the same as
+    /// [`VegasConfig::default`].
+    pub const DEFAULT: VegasConfig = VegasConfig {
+        bounds: Bounds::DEFAULT,
+        alpha: 3,
+        beta: 6,
+        backoff: DEFAULT_BACKOFF,
+        probe_micros: 10_000_000,
+    };
 
-    /// Floor and ceiling.
-    pub const fn bounds(mut self, min: u32, max: u32) -> Self {
-        self.min = min;
-        self.max = max;
-        self
-    }
+    bounds_builders!();
 
     /// Grow while fewer than `alpha × max(1, ⌊log10 limit⌋)` requests are estimated queued.
     pub const fn alpha(mut self, alpha: u32) -> Self {
@@ -95,8 +84,11 @@ impl VegasConfig {
         self
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
-        validate_bounds(self.initial, self.min, self.max)?;
+    /// Checks the configuration: what [`Vegas::new`] refuses.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if let Err(e) = self.bounds.validate() {
+            return Err(e);
+        }
         if !is_fraction(self.backoff) {
             return Err(ConfigError::BackoffOutOfRange);
         }
@@ -104,7 +96,7 @@ impl VegasConfig {
             return Err(ConfigError::ThresholdsOutOfOrder);
         }
         if self.probe_micros == 0 {
-            return Err(ConfigError::PeriodIsZero);
+            return Err(ConfigError::ProbePeriodIsZero);
         }
         Ok(())
     }
@@ -154,12 +146,30 @@ impl Vegas {
     /// A controller with a validated configuration.
     pub fn new(config: VegasConfig) -> Result<Self, ConfigError> {
         config.validate()?;
-        Ok(Vegas {
+        Ok(Self::assemble(config))
+    }
+
+    /// [`Vegas::new`] for `const` code: panics on an invalid configuration, which in a
+    /// `static` or `const` initializer stops the build.
+    ///
+    /// ```
+    /// use limiter_core::{Controller, Vegas, VegasConfig};
+    ///
+    /// static VEGAS: Vegas = Vegas::new_const(VegasConfig::DEFAULT.initial(8));
+    /// assert_eq!(VEGAS.limit(), 8);
+    /// ```
+    pub const fn new_const(config: VegasConfig) -> Self {
+        assert_valid(config.validate());
+        Self::assemble(config)
+    }
+
+    const fn assemble(config: VegasConfig) -> Self {
+        Vegas {
             config,
-            limit: Level::new(config.initial, config.min, config.max),
+            limit: Level::new(config.bounds),
             no_load: WindowedMin::new(Duration::from_micros(config.probe_micros)),
             timeline: Timeline::new(),
-        })
+        }
     }
 
     /// The fractional limit.
