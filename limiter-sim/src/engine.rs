@@ -20,8 +20,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use limiter_core::{
-    Acquire, AcquireScoped, Clock, Gate, Instant, ManualClock, NoopRawMutex, Outcome, Permit,
-    QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
+    Acquire, AcquireScoped, Backoff, Clock, Gate, Instant, ManualClock, NoopRawMutex, Outcome,
+    Permit, QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
 };
 
 use crate::limiter::{Limiter, SimController};
@@ -86,8 +86,9 @@ impl Clients {
 pub struct Retry {
     /// Attempts per call, the first included.
     pub max_attempts: u32,
-    /// Backoff before the first retry, µs; doubled for each further one, with ±50 % jitter.
-    pub backoff_us: u64,
+    /// When a failed attempt is tried again: the library's exponential backoff with full
+    /// jitter, from the end of the attempt or from its `Retry-After` if that is later.
+    pub backoff: Backoff,
     /// A [`RetryBudget`] of `10 + budget × first attempts` over the last 10–20 s; `None`: no
     /// budget.
     pub budget: Option<Ratio>,
@@ -360,7 +361,13 @@ impl<'g, 'c> Calls<'g, 'c> {
     }
 
     /// When the failed `attempt` is tried again, if the policy and its budget allow.
-    fn retry_at(&mut self, policy: &Retry, attempt: u32, now: u64, rng: &mut Rng) -> Option<u64> {
+    fn retry_at(
+        &mut self,
+        policy: &Retry,
+        (attempt, retry_after_us): (u32, Option<u64>),
+        now: u64,
+        rng: &mut Rng,
+    ) -> Option<u64> {
         if attempt >= policy.max_attempts {
             return None;
         }
@@ -370,8 +377,12 @@ impl<'g, 'c> Calls<'g, 'c> {
             }
         }
         self.retries += 1;
-        let backoff = policy.backoff_us << (attempt - 1).min(20);
-        Some(now + (backoff as f64 * (0.5 + rng.unit())) as u64)
+        let hint = retry_after_us.map(|us| Instant::from_micros(now.saturating_add(us)));
+        let random = (rng.next_u64() >> 32) as u32;
+        let at = policy
+            .backoff
+            .retry_at(Instant::from_micros(now), attempt, random, hint);
+        Some(at.as_micros())
     }
 
     /// A call ends: its outcome goes to the limiter through its permit.
@@ -540,7 +551,11 @@ impl World<'_> {
         let attempt = calls.attempt.remove(&id).unwrap_or(1);
         let retry_at = match &clients.retry {
             Some(policy) if end != EndKey::Ok => {
-                calls.retry_at(policy, attempt, now, &mut self.rng)
+                let hint = match end {
+                    EndKey::Throttled(retry_after_us) => retry_after_us,
+                    _ => None,
+                };
+                calls.retry_at(policy, (attempt, hint), now, &mut self.rng)
             }
             _ => None,
         };

@@ -1,8 +1,9 @@
 //! The standard scenarios, each a load, an upstream and the limiters to compare.
 
 use std::fmt;
+use std::time::Duration;
 
-use limiter_core::{AimdConfig, EwmaConfig, GradientConfig, Ratio, VegasConfig};
+use limiter_core::{AimdConfig, Backoff, EwmaConfig, GradientConfig, Ratio, VegasConfig};
 
 use crate::engine::{Clients, Retry};
 use crate::limiter::Limiter;
@@ -394,7 +395,13 @@ fn retry_storm(name: &str, budget: Option<Ratio>) -> Scenario {
     let mut clients = Clients::new(vec![Load::closed(100, 10 * S)]);
     clients.retry = Some(Retry {
         max_attempts: 4,
-        backoff_us: 20 * MS,
+        // Full jitter within 40 ms, doubling per retry up to 1 s: a first retry 20 ms out on
+        // average.
+        backoff: Backoff::new(
+            Duration::from_millis(40),
+            Ratio::from_int(2),
+            Duration::from_secs(1),
+        ),
         budget,
     });
     Scenario {
