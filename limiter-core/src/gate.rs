@@ -112,6 +112,9 @@ pub struct GateState<C, const Q: usize> {
     in_flight: u32,
     waiters: Waiters<Q>,
     counters: Counters,
+    /// No newcomer is admitted before this instant (a `Retry-After` a [`crate::Limiter`] was
+    /// given); [`Instant::ZERO`]: no hold.
+    not_before: Instant,
 }
 
 impl<C, const Q: usize> GateState<C, Q> {
@@ -123,6 +126,7 @@ impl<C, const Q: usize> GateState<C, Q> {
             in_flight: 0,
             waiters: Waiters::new(),
             counters: Counters::ZERO,
+            not_before: Instant::ZERO,
         }
     }
 }
@@ -300,7 +304,25 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// The clock is read only for an admitted request, after the lock: shedding at the limit,
     /// the hot path under overload, reads none.
     fn try_admit(&self) -> Result<Admission, AtLimit> {
+        self.admit(false)
+    }
+
+    /// [`Gate::try_admit`], refused too while an admission hold is in force
+    /// ([`Gate::hold_admissions_until`]). The clock is read under the lock only while a hold
+    /// is set; an expired one is cleared.
+    pub(crate) fn try_admit_unless_held(&self) -> Result<Admission, AtLimit> {
+        self.admit(true)
+    }
+
+    fn admit(&self, honour_hold: bool) -> Result<Admission, AtLimit> {
         let mut admission = M::lock(&self.state, |s| {
+            if honour_hold && s.not_before != Instant::ZERO {
+                if self.clock.now() < s.not_before {
+                    s.counters.shed = s.counters.shed.wrapping_add(1);
+                    return Err(AtLimit);
+                }
+                s.not_before = Instant::ZERO;
+            }
             if s.admits_newcomer() {
                 s.take();
                 Ok(s.admission())
@@ -430,6 +452,28 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                 None => s.counters.cancelled = s.counters.cancelled.wrapping_add(1),
             }
         });
+    }
+
+    /// Holds newcomers back until `until` (a `Retry-After`): [`Gate::try_admit_unless_held`]
+    /// refuses them and a [`crate::Limiter`] makes them wait. A later, shorter hold never
+    /// shortens one in force. Waiters already queued are not held.
+    pub(crate) fn hold_admissions_until(&self, until: Instant) {
+        M::lock(&self.state, |s| s.not_before = s.not_before.max(until));
+    }
+
+    /// The end of the admission hold, if one is in force; an expired one is cleared. The clock
+    /// is read only while a hold is set.
+    pub(crate) fn held_until(&self) -> Option<Instant> {
+        M::lock(&self.state, |s| {
+            if s.not_before == Instant::ZERO {
+                return None;
+            }
+            if self.clock.now() >= s.not_before {
+                s.not_before = Instant::ZERO;
+                return None;
+            }
+            Some(s.not_before)
+        })
     }
 
     /// Holds the controller's growth for `delay` from now (a `Retry-After` hint).

@@ -13,6 +13,7 @@ pub mod controller;
 mod divide;
 mod future;
 mod gate;
+mod limiter;
 mod mutex;
 pub mod outcome;
 mod permit;
@@ -22,6 +23,7 @@ mod ratio;
 mod registry;
 pub mod retry_after;
 mod retry_budget;
+mod runtime;
 mod scoped;
 #[cfg(feature = "std")]
 mod shared;
@@ -41,6 +43,7 @@ pub use controller::{
 };
 pub use future::Acquire;
 pub use gate::{AcquireError, AtLimit, Gate, GateState, QueueFull};
+pub use limiter::{Admit, InPlace, Limiter, Pace};
 #[cfg(feature = "critical-section")]
 pub use mutex::CriticalSectionRawMutex;
 #[cfg(loom)]
@@ -58,8 +61,9 @@ pub use registry::KeyedGates;
 pub use registry::{Registry, RegistryFull};
 pub use retry_after::{RetryAfter, RetryAfterError, parse_retry_after};
 pub use retry_budget::RetryBudget;
+pub use runtime::Runtime;
 pub use scoped::{AcquireScoped, ScopedPermit, acquire_scoped, try_acquire_scoped};
 #[cfg(feature = "std")]
-pub use shared::{SharedLimiter, SharedQuota, StdGate, StdGateRef};
+pub use shared::SharedQuota;
 pub use snapshot::Snapshot;
 pub use window::{MedianWindow, WindowedMin};

@@ -1,9 +1,10 @@
 //! The runtime-agnostic `std` adapter of [`limiter_core`]: an adaptive concurrency limiter for
 //! smol, async-std, `futures::executor` or any other executor.
 //!
-//! [`Limiter`] shares one core gate behind an `Arc` with a `std` mutex. Latency is measured on
-//! [`StdClock`] (`std::time::Instant`); timeouts use `async-io`'s timers, which run under any
-//! executor; waiting goes through the core gate, whose wakers belong to whatever executor polls
+//! [`Limiter`] is the core's [`Limiter`](limiter_core::Limiter) (the same type, methods and
+//! behaviour on every runtime) over an `Arc` of the gate, with a `std` mutex, on [`AsyncIo`]:
+//! latency measured on `std::time::Instant`, timers from `async-io`, which run under any
+//! executor. Waiting goes through the core gate, whose wakers belong to whatever executor polls
 //! the future. Nothing here depends on tokio.
 //!
 //! ```
@@ -25,23 +26,90 @@
 // docs.rs marks every item that needs a feature with that feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-use std::ops::Deref;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::task::{Context, Poll};
+use std::time::Instant;
 
-pub use limiter_core::{AcquireError, SharedLimiter};
-use limiter_core::{
-    AimdConfig, AimdF32, ConfigError, Controller, Gate, QueueFull, ScopedPermit, StdClock,
-    StdRawMutex,
-};
+pub use limiter_core::AcquireError;
+use limiter_core::{AimdF32, Clock, Gate, Runtime, ScopedPermit, StdClock, StdRawMutex};
 
 pub use limiter_core;
 
 /// The waiting-queue capacity of a [`Limiter`] unless chosen otherwise.
 pub const DEFAULT_QUEUE: usize = 1024;
 
+/// The `std` clock with `async-io`'s timers: the [`Runtime`] of a [`Limiter`], under any
+/// executor.
+///
+/// ```
+/// use limiter_core::{Clock, Runtime};
+/// use limiter_smol::AsyncIo;
+///
+/// futures_lite::future::block_on(async {
+///     let runtime = AsyncIo::default();
+///     let deadline = runtime.now().saturating_add_micros(2_000);
+///     runtime.sleep_until(deadline).await;
+///     assert!(runtime.now() >= deadline);
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AsyncIo {
+    clock: StdClock,
+}
+
+impl AsyncIo {
+    /// The `std` clock it reads.
+    pub fn clock(&self) -> &StdClock {
+        &self.clock
+    }
+}
+
+impl Clock for AsyncIo {
+    fn now(&self) -> limiter_core::Instant {
+        self.clock.now()
+    }
+}
+
+impl Runtime for AsyncIo {
+    type Sleep = Sleep;
+
+    fn sleep_until(&self, deadline: limiter_core::Instant) -> Sleep {
+        Sleep(async_io::Timer::at(self.clock.to_std(deadline)))
+    }
+}
+
+/// The future of [`AsyncIo::sleep_until`]: an `async-io` timer.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless polled"]
+pub struct Sleep(async_io::Timer);
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.0).poll(cx).map(|_| ())
+    }
+}
+
 /// The core gate a [`Limiter`] shares.
-pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, StdClock, Q>;
+pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, AsyncIo, Q>;
+
+/// An adaptive concurrency limiter for any executor: the core's
+/// [`Limiter`](limiter_core::Limiter) over an `Arc` of the gate, on [`AsyncIo`]. A cheap
+/// handle whose clones share one limit, in-flight count and FIFO queue of up to `Q` waiters.
+///
+/// ```
+/// # use limiter_core::Fixed;
+/// let limiter = limiter_smol::Limiter::new(Fixed::new(4).unwrap());
+/// let small = limiter_smol::LimiterWithQueue::<_, 16>::new(Fixed::new(4).unwrap());
+/// assert_eq!((limiter.limit(), small.limit()), (4, 4));
+/// ```
+pub type Limiter<C = AimdF32> = LimiterWithQueue<C, DEFAULT_QUEUE>;
+
+/// A [`Limiter`] whose queue holds up to `Q` waiters instead of [`DEFAULT_QUEUE`].
+pub type LimiterWithQueue<C, const Q: usize> = limiter_core::Limiter<Arc<SharedGate<C, Q>>>;
 
 /// A permit borrowed from a [`Limiter`]: see [`limiter_core::Permit`].
 pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
@@ -51,17 +119,19 @@ pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
 pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
     limiter_core::Permit<Arc<SharedGate<C, Q>>>;
 
-/// A key permit and a global permit taken by [`SharedLimiter::acquire_within`](limiter_core::SharedLimiter::acquire_within), released together.
+/// A key permit and a global permit taken by
+/// [`Limiter::acquire_within_owned`](limiter_core::Limiter::acquire_within_owned), released
+/// together.
 pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
     ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
 
-/// The future of [`SharedLimiter::acquire_owned`].
+/// The future of [`Limiter::acquire_owned`](limiter_core::Limiter::acquire_owned).
 pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Acquire<Arc<SharedGate<C, Q>>>;
+    limiter_core::Admit<Arc<SharedGate<C, Q>>, Sleep>;
 
 /// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)), shared by tasks, on the
 /// `std` clock and `async-io` timers. Cheap to clone. Compose it with a [`Limiter`] through
-/// [`Limiter::acquire_with_quota`].
+/// [`Limiter::acquire_with_quota`](limiter_core::Limiter::acquire_with_quota).
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -105,105 +175,9 @@ impl Quota {
     }
 }
 
-/// An adaptive concurrency limiter for any executor: a cheap handle (one `Arc`) whose clones
-/// share one limit, in-flight count and FIFO queue of up to `Q` waiters.
-///
-/// Everything that needs no timer (`try_acquire`, `acquire`, `run`, `snapshot`…) comes from
-/// [`SharedLimiter`], which this derefs to; this type adds the `std` clock and `async-io`'s
-/// timers for timeouts and the quota's wait.
-pub struct Limiter<C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
-    shared: SharedLimiter<C, StdClock, Q>,
-}
-
-impl<C, const Q: usize> Clone for Limiter<C, Q> {
-    fn clone(&self) -> Self {
-        Limiter {
-            shared: self.shared.clone(),
-        }
-    }
-}
-
-impl<C, const Q: usize> Deref for Limiter<C, Q> {
-    type Target = SharedLimiter<C, StdClock, Q>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.shared
-    }
-}
-
-impl Limiter {
-    /// A limiter run by AIMD with `config` (validated), queueing up to [`DEFAULT_QUEUE`].
-    pub fn aimd(config: AimdConfig) -> Result<Self, ConfigError> {
-        Ok(Limiter::new(AimdF32::new(config)?))
-    }
-}
-
-impl<C: Controller> Limiter<C> {
-    /// A limiter whose limit `controller` decides, queueing up to [`DEFAULT_QUEUE`] requests.
-    pub fn new(controller: C) -> Self {
-        Limiter::with_queue(controller)
-    }
-}
-
-impl<C: Controller, const Q: usize> Limiter<C, Q> {
-    /// A limiter whose limit `controller` decides, queueing up to `Q` requests.
-    ///
-    /// ```
-    /// # use limiter_core::Fixed;
-    /// let small = limiter_smol::Limiter::<_, 16>::with_queue(Fixed::new(4).unwrap());
-    /// assert_eq!(small.limit(), 4);
-    /// ```
-    pub fn with_queue(controller: C) -> Self {
-        Limiter {
-            shared: SharedLimiter::new(controller, StdClock::new()),
-        }
-    }
-
-    /// A limiter handle on an existing shared gate, such as one that
-    /// [`KeyedGates`](limiter_core::KeyedGates) keeps per key (built with a [`StdClock`]).
-    pub fn from_gate(gate: Arc<SharedGate<C, Q>>) -> Self {
-        Limiter {
-            shared: SharedLimiter::from_gate(gate),
-        }
-    }
-
-    /// Waits at most `timeout` for admission (an `async-io` timer); `Duration::MAX` waits
-    /// without a deadline.
-    pub async fn acquire_timeout(
-        &self,
-        timeout: Duration,
-    ) -> Result<Permit<'_, C, Q>, AcquireError> {
-        match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.acquire_until(deadline).await,
-            // Too far to represent: no deadline at all.
-            None => Ok(self.acquire().await?),
-        }
-    }
-
-    /// Waits for admission until `deadline` (an `async-io` timer).
-    pub async fn acquire_until(&self, deadline: Instant) -> Result<Permit<'_, C, Q>, AcquireError> {
-        let admitted = async { self.acquire().await.map_err(AcquireError::from) };
-        let expired = async {
-            async_io::Timer::at(deadline).await;
-            Err(AcquireError::Timeout)
-        };
-        // `or` polls the acquisition first, so capacity that is free is taken even at the
-        // deadline.
-        futures_lite::future::or(admitted, expired).await
-    }
-
-    /// Waits for admission, then for `quota`: the call starts no earlier than the later of the
-    /// two, calls leave at the quota's spacing, and the latency measurement starts once both
-    /// have passed (see [`SharedLimiter::acquire_then`]).
-    pub async fn acquire_with_quota(&self, quota: &Quota) -> Result<Permit<'_, C, Q>, QueueFull> {
-        self.acquire_then(quota.ready()).await
-    }
-}
-
-impl<C: Controller, const Q: usize> std::fmt::Debug for Limiter<C, Q> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Limiter")
-            .field("snapshot", &self.snapshot())
-            .finish()
+/// The quota's turn, for [`Limiter::acquire_with_quota`](limiter_core::Limiter::acquire_with_quota).
+impl limiter_core::Pace for Quota {
+    fn ready(&self) -> impl Future<Output = ()> {
+        Quota::ready(self)
     }
 }

@@ -1,6 +1,6 @@
 //! [`TokioClock`]: the core's [`Clock`] on tokio's time.
 
-use limiter_core::{Clock, Instant};
+use limiter_core::{Clock, Instant, Runtime};
 
 /// Reads `tokio::time::Instant`, so a paused runtime (`tokio::time::pause`, `start_paused`)
 /// drives the limiter's latency measurements exactly as it drives timers.
@@ -57,5 +57,28 @@ impl Default for TokioClock {
 impl Clock for TokioClock {
     fn now(&self) -> Instant {
         self.from_tokio(tokio::time::Instant::now())
+    }
+}
+
+/// tokio's timer: what the core [`Limiter`](limiter_core::Limiter) waits on for timeouts,
+/// `Retry-After` holds and reports.
+///
+/// ```
+/// use limiter_core::{Clock, Runtime};
+/// use limiter_tokio::TokioClock;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let clock = TokioClock::new();
+/// let deadline = clock.now().saturating_add_micros(2_000);
+/// clock.sleep_until(deadline).await;
+/// assert_eq!(clock.now(), deadline);
+/// # }
+/// ```
+impl Runtime for TokioClock {
+    type Sleep = tokio::time::Sleep;
+
+    fn sleep_until(&self, deadline: Instant) -> tokio::time::Sleep {
+        tokio::time::sleep_until(self.to_tokio(deadline))
     }
 }

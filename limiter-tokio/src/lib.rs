@@ -1,18 +1,25 @@
 //! The tokio adapter of [`limiter_core`]: an adaptive concurrency limiter for clients of one
 //! dependency.
 //!
-//! [`Limiter`] wraps the core gate in an `Arc` with a `std` mutex and [`TokioClock`] (tokio's
-//! clock, so `tokio::time::pause` drives it in tests). It admits requests while in-flight is
-//! below the controller's limit, queues up to `Q` more in FIFO order, and learns from every
-//! classified outcome: slow calls and congestion signals (timeouts, 429/503/504) cut the limit,
-//! fast successes grow it, client errors and cancellations change nothing.
+//! [`Limiter`] is the core's [`Limiter`](limiter_core::Limiter) (the same type, the same methods
+//! and behaviour on every runtime) over an `Arc` of the gate, with a `std` mutex and
+//! [`TokioClock`] (tokio's clock and timers, so `tokio::time::pause` drives it in tests). It
+//! admits requests while in-flight is below the controller's limit, queues up to `Q` more in
+//! FIFO order, and learns from every classified outcome: slow calls and congestion signals
+//! (timeouts, 429/503/504) cut the limit, fast successes grow it, client errors and
+//! cancellations change nothing. A `Retry-After` seen by `run` holds admissions back until it
+//! has passed.
 //!
-//! - [`try_acquire`](SharedLimiter::try_acquire), [`acquire`](SharedLimiter::acquire), [`Limiter::acquire_timeout`],
-//!   [`Limiter::acquire_until`]: permits, released on every path.
-//! - [`run`](SharedLimiter::run): a permit around a future, with a [`Classify`](limiter_core::Classify)
-//!   deciding what its output means ([`ErrorsAreOverload`](limiter_core::ErrorsAreOverload),
+//! - [`try_acquire`](limiter_core::Limiter::try_acquire),
+//!   [`acquire`](limiter_core::Limiter::acquire),
+//!   [`acquire_timeout`](limiter_core::Limiter::acquire_timeout),
+//!   [`acquire_until`](limiter_core::Limiter::acquire_until): permits, released on every path.
+//! - [`run`](limiter_core::Limiter::run): a permit around a future, with a
+//!   [`Classify`](limiter_core::Classify) deciding what its output means
+//!   ([`ErrorsAreOverload`](limiter_core::ErrorsAreOverload),
 //!   [`HttpClassifier`](limiter_core::HttpClassifier), or a closure).
-//! - [`snapshot`](SharedLimiter::snapshot) and [`Limiter::report_every`]: what an operator exports.
+//! - [`snapshot`](limiter_core::Limiter::snapshot) and
+//!   [`report`](limiter_core::Limiter::report) (a future to spawn): what an operator exports.
 //! - With feature `tower`: [`LimitLayer`], a tower middleware.
 //!
 //! ```
@@ -45,10 +52,10 @@ mod tower;
 
 pub use clock::TokioClock;
 pub use limiter::{
-    Acquire, DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit,
-    Reporter, SharedGate,
+    Acquire, DEFAULT_QUEUE, Limiter, LimiterWithQueue, OwnedAcquire, OwnedPermit,
+    OwnedScopedPermit, Permit, SharedGate,
 };
-pub use limiter_core::{AcquireError, SharedLimiter};
+pub use limiter_core::AcquireError;
 pub use quota::Quota;
 #[cfg(feature = "tower")]
 pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};

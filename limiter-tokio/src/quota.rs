@@ -54,3 +54,10 @@ impl Quota {
         }
     }
 }
+
+/// The quota's turn, for [`Limiter::acquire_with_quota`](limiter_core::Limiter::acquire_with_quota).
+impl limiter_core::Pace for Quota {
+    fn ready(&self) -> impl std::future::Future<Output = ()> {
+        Quota::ready(self)
+    }
+}

@@ -15,13 +15,13 @@ use limiter_core::{AimdF32, Classify, Controller, GateRef, Permit};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{DEFAULT_QUEUE, Limiter, OwnedAcquire, OwnedPermit, SharedGate};
+use crate::{DEFAULT_QUEUE, LimiterWithQueue, OwnedAcquire, OwnedPermit, SharedGate};
 
 /// The error of a [`LimitService`]: the inner service's, or the limiter's
 /// [`QueueFull`](limiter_core::QueueFull), boxed as tower's middleware do.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Wraps services in a [`LimitService`] sharing one [`Limiter`].
+/// Wraps services in a [`LimitService`] sharing one [`Limiter`](crate::Limiter).
 ///
 /// ```
 /// use limiter_core::{ErrorsAreOverload, Fixed};
@@ -39,7 +39,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// # }
 /// ```
 pub struct LimitLayer<K, C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
-    limiter: Limiter<C, Q>,
+    limiter: LimiterWithQueue<C, Q>,
     classify: K,
 }
 
@@ -62,7 +62,7 @@ impl<K, C: Controller, const Q: usize> std::fmt::Debug for LimitLayer<K, C, Q> {
 
 impl<K, C, const Q: usize> LimitLayer<K, C, Q> {
     /// A layer admitting through `limiter`, judging responses with `classify`.
-    pub fn new(limiter: Limiter<C, Q>, classify: K) -> Self {
+    pub fn new(limiter: LimiterWithQueue<C, Q>, classify: K) -> Self {
         LimitLayer { limiter, classify }
     }
 }
@@ -76,22 +76,27 @@ impl<S, K: Clone, C: Controller, const Q: usize> Layer<S> for LimitLayer<K, C, Q
             limiter: self.limiter.clone(),
             classify: self.classify.clone(),
             state: State::Idle,
+            acquire: None,
         }
     }
 }
 
 enum State<C: Controller, const Q: usize> {
     Idle,
-    Waiting(OwnedAcquire<C, Q>),
+    /// Waiting for the acquisition in [`LimitService::acquire`].
+    Waiting,
     Ready(OwnedPermit<C, Q>),
 }
 
-/// A service whose calls run under a [`Limiter`]'s permits; see [`LimitLayer`].
+/// A service whose calls run under a [`Limiter`](crate::Limiter)'s permits; see [`LimitLayer`].
 pub struct LimitService<S, K, C: Controller = AimdF32, const Q: usize = DEFAULT_QUEUE> {
     inner: S,
-    limiter: Limiter<C, Q>,
+    limiter: LimiterWithQueue<C, Q>,
     classify: K,
     state: State<C, Q>,
+    /// The acquisition future, boxed once and reused for every request (it holds a timer, so
+    /// it cannot move).
+    acquire: Option<Pin<Box<OwnedAcquire<C, Q>>>>,
 }
 
 impl<S: Clone, K: Clone, C: Controller, const Q: usize> Clone for LimitService<S, K, C, Q> {
@@ -102,6 +107,7 @@ impl<S: Clone, K: Clone, C: Controller, const Q: usize> Clone for LimitService<S
             limiter: self.limiter.clone(),
             classify: self.classify.clone(),
             state: State::Idle,
+            acquire: None,
         }
     }
 }
@@ -110,7 +116,7 @@ impl<S, K, C: Controller, const Q: usize> std::fmt::Debug for LimitService<S, K,
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match self.state {
             State::Idle => "idle",
-            State::Waiting(_) => "waiting",
+            State::Waiting => "waiting",
             State::Ready(_) => "ready",
         };
         f.debug_struct("LimitService")
@@ -134,9 +140,17 @@ where
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         loop {
             match &mut self.state {
-                State::Idle => self.state = State::Waiting(self.limiter.acquire_owned()),
-                State::Waiting(acquire) => {
-                    let permit = ready!(Pin::new(acquire).poll(cx));
+                State::Idle => {
+                    let next = self.limiter.acquire_owned();
+                    match &mut self.acquire {
+                        Some(reused) => reused.set(next),
+                        None => self.acquire = Some(Box::pin(next)),
+                    }
+                    self.state = State::Waiting;
+                }
+                State::Waiting => {
+                    let acquire = self.acquire.as_mut().expect("set when waiting starts");
+                    let permit = ready!(acquire.as_mut().poll(cx));
                     self.state = State::Idle;
                     self.state = State::Ready(permit?);
                 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use limiter_core::{AimdConfig, Fixed, HttpClassifier, Outcome, Verdict, classify_fn};
-use limiter_tokio::{AcquireError, Limiter, OwnedAcquire, OwnedPermit, Reporter};
+use limiter_tokio::{AcquireError, Limiter, LimiterWithQueue, OwnedAcquire, OwnedPermit};
 
 #[test]
 fn bounds() {
@@ -13,16 +13,18 @@ fn bounds() {
     fn send_static<T: Send + 'static>() {}
     // The borrowed futures can be held across `.await` in spawned tasks too.
     fn send<T: Send>(_: &T) {}
+    fn send_static_future<F: std::future::Future + Send + 'static>(_: F) {}
     send_sync_static::<Limiter>();
-    send_sync_static::<Limiter<Fixed, 4>>();
+    send_sync_static::<LimiterWithQueue<Fixed, 4>>();
     send_static::<OwnedPermit>();
     send_static::<OwnedAcquire>();
-    send_sync_static::<Reporter>();
     send_sync_static::<AcquireError>();
     let limiter = Limiter::new(Fixed::new(1).unwrap());
     send(&limiter.acquire());
     send(&limiter.acquire_timeout(Duration::from_secs(1)));
     send(&limiter.run(async { 1 }, classify_fn(|_: &i32| Outcome::Success)));
+    // The report is a future to spawn: `Send + 'static`.
+    send_static_future(limiter.report(Duration::from_secs(1), |_| {}));
 }
 
 #[tokio::test(start_paused = true)]
@@ -41,7 +43,10 @@ async fn acquire_until_gives_up_at_the_deadline_and_leaves_the_queue() {
     let limiter = Limiter::new(Fixed::new(1).unwrap());
     let held = limiter.try_acquire().unwrap();
     let start = tokio::time::Instant::now();
-    let deadline = start + Duration::from_millis(40);
+    // Deadlines are instants of the limiter's clock.
+    let deadline = limiter
+        .runtime()
+        .from_tokio(start + Duration::from_millis(40));
     assert_eq!(
         limiter.acquire_until(deadline).await.err(),
         Some(AcquireError::Timeout)
@@ -57,7 +62,7 @@ async fn acquire_until_gives_up_at_the_deadline_and_leaves_the_queue() {
 
 #[tokio::test]
 async fn a_full_queue_is_reported_by_every_waiting_call() {
-    let limiter = Limiter::<_, 1>::with_queue(Fixed::new(1).unwrap());
+    let limiter = LimiterWithQueue::<_, 1>::new(Fixed::new(1).unwrap());
     let _held = limiter.try_acquire().unwrap();
     let waiting = limiter.acquire();
     tokio::pin!(waiting);
@@ -95,10 +100,11 @@ async fn retry_after_holds_growth_for_as_long_as_it_asks() {
         .bounds(1, 64)
         .growth_utilisation(limiter_core::Ratio::ZERO);
     let limiter = Limiter::aimd(config).unwrap();
-    let throttled = classify_fn(|(): &()| {
-        Verdict::from(Outcome::Overload).retry_after(Duration::from_secs(10))
-    });
-    limiter.run(async {}, throttled).await.unwrap();
+    // Recorded on a permit directly, a Retry-After holds growth only (through `run` it holds
+    // admissions too: see below).
+    let throttled = Verdict::from(Outcome::Overload).retry_after(Duration::from_secs(10));
+    limiter.acquire().await.unwrap().record_verdict(throttled);
+    assert_eq!(limiter.held_until(), None);
     let after_cut = limiter.limit();
     assert!(after_cut < 4);
 
@@ -137,14 +143,16 @@ async fn an_http_retry_after_header_is_honoured_through_run() {
         .await
         .unwrap();
     let cut = limiter.limit();
+    assert!(cut < 8);
+    // The next call waits the 5 s out.
+    let start = tokio::time::Instant::now();
     let ok = classify_fn(|(): &()| Outcome::Success);
-    for _ in 0..40 {
-        limiter
-            .run(tokio::time::sleep(Duration::from_millis(100)), ok)
-            .await
-            .unwrap();
-    }
-    assert_eq!(limiter.limit(), cut, "4 s into a 5 s Retry-After");
+    limiter.run(async {}, ok).await.unwrap();
+    assert_eq!(
+        start.elapsed(),
+        Duration::from_secs(5),
+        "admissions held for 5 s"
+    );
 }
 
 #[tokio::test]
@@ -167,18 +175,39 @@ async fn a_panicking_call_releases_its_permit() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_reporter_stops_with_the_limiter() {
+async fn reports_come_every_period_until_the_task_is_aborted() {
     let limiter = Limiter::new(Fixed::new(3).unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    let reporter = limiter.report_every(Duration::from_millis(100), move |s| {
-        log.lock().unwrap().push(s.limit);
-    });
-    tokio::time::sleep(Duration::from_millis(250)).await;
-    drop(limiter);
+    let reporter = tokio::spawn(limiter.report(Duration::from_millis(100), move |s| {
+        log.lock().unwrap().push((s.limit, s.in_flight));
+    }));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let _held = limiter.try_acquire().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    reporter.abort();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(*seen.lock().unwrap(), [3, 3, 3]);
-    drop(reporter);
+    assert_eq!(*seen.lock().unwrap(), [(3, 0), (3, 0), (3, 1)]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_seen_by_run_holds_admissions_until_it_has_passed() {
+    let limiter = Limiter::new(Fixed::new(4).unwrap());
+    let throttled =
+        classify_fn(|(): &()| Verdict::from(Outcome::Overload).retry_after(Duration::from_secs(1)));
+    limiter.run(async {}, throttled).await.unwrap();
+    assert!(limiter.try_acquire().is_err(), "held: not admitted at once");
+    assert_eq!(limiter.snapshot().shed, 1);
+    let start = tokio::time::Instant::now();
+    let permit = limiter.acquire().await.unwrap();
+    assert_eq!(
+        start.elapsed(),
+        Duration::from_secs(1),
+        "admitted when the hold ends"
+    );
+    permit.success();
+    assert!(limiter.try_acquire().is_ok());
+    assert_eq!(limiter.held_until(), None);
 }
 
 /// Priority without a second mechanism: batch work takes a permit of a batch limiter capped
@@ -322,7 +351,17 @@ async fn huge_durations_do_not_overflow() {
     let retry_at = quota.try_take().unwrap_err();
     assert!(retry_at > tokio::time::Instant::now() + Duration::from_secs(1_000_000));
     let limiter = Limiter::new(Fixed::new(1).unwrap());
-    let reporter = limiter.report_every(Duration::MAX, |_| {});
+    let reporter = tokio::spawn(limiter.report(Duration::MAX, |_| {}));
     tokio::time::sleep(Duration::from_millis(5)).await;
-    drop(reporter);
+    reporter.abort();
+    // A hold as long as a duration can be holds, and ends nothing early.
+    limiter.hold_admissions_for(Duration::MAX);
+    assert!(limiter.try_acquire().is_err());
+    assert_eq!(
+        limiter
+            .acquire_timeout(Duration::from_millis(5))
+            .await
+            .err(),
+        Some(AcquireError::Timeout)
+    );
 }

@@ -14,6 +14,7 @@
 //! | [`no_lost_wakeup_soak`] | 100,000 acquisitions by 64 tasks all complete |
 //! | [`scoped_admission_never_deadlocks`] | key-then-global acquisitions on shared keys all finish, under the ceiling |
 //! | [`scoped_waits_hold_no_global_permit`] | a congested key holds no global capacity; cancelled scoped waits leak nothing |
+//! | [`retry_after_holds_admissions`] | a `Retry-After` seen by `run` admits nobody before it has passed: `try_acquire` refuses, `acquire` waits, a shorter timeout expires |
 //!
 //! Each clause builds its limiter with a fixed limit ([`Adapter::new`]) and checks the gate's
 //! own counters ([`Snapshot`]) as well as what the tasks observed.
@@ -65,6 +66,13 @@ pub trait Adapter: 'static {
         F: Future + Send + 'static,
         F::Output: Send;
 
+    /// Runs a call with the adapter's `run`, whose classifier reads its output as an overload
+    /// with a `Retry-After` of `delay` (a 429 with that header, say).
+    fn run_retry_after(
+        limiter: &Self::Limiter,
+        delay: Duration,
+    ) -> impl Future<Output = Result<(), QueueFull>> + Send + 'static;
+
     /// Waits for a permit of `key`, then of `global`, with the adapter's scoped acquisition.
     fn acquire_scoped(
         key: &Self::Limiter,
@@ -91,7 +99,7 @@ pub trait Adapter: 'static {
 #[doc(hidden)]
 pub use limiter_core as __core;
 
-/// The limiter side of an [`Adapter`] impl, for a std adapter's `Limiter` type: one that derefs
+/// The limiter side of an [`Adapter`] impl, for a std adapter's `Limiter` type: the core
 /// to `limiter_core::SharedLimiter` and has `new`, `acquire_timeout` and `acquire_within`
 /// (tokio's and smol's). Expands to the associated types and the limiter methods inside
 /// `impl Adapter for …`; the runtime methods stay the adapter's own.
@@ -158,6 +166,19 @@ macro_rules! std_limiter_side {
             async move { limiter.run(call, success).await }
         }
 
+        fn run_retry_after(
+            limiter: &Self::Limiter,
+            delay: ::core::time::Duration,
+        ) -> impl ::core::future::Future<Output = Result<(), $crate::__core::QueueFull>>
+        + Send
+        + 'static {
+            let limiter = limiter.clone();
+            let throttled = $crate::__core::classify_fn(move |(): &()| {
+                $crate::__core::Verdict::new($crate::__core::Outcome::Overload).retry_after(delay)
+            });
+            async move { limiter.run(async {}, throttled).await }
+        }
+
         fn acquire_scoped(
             key: &Self::Limiter,
             global: &Self::Limiter,
@@ -168,7 +189,7 @@ macro_rules! std_limiter_side {
             >,
         > + Send
         + 'static {
-            key.acquire_within(global)
+            key.acquire_within_owned(global)
         }
     };
 }
@@ -187,6 +208,7 @@ macro_rules! contract_tests {
             no_lost_wakeup_soak,
             scoped_admission_never_deadlocks,
             scoped_waits_hold_no_global_permit,
+            retry_after_holds_admissions,
         );
     };
     (@each $adapter:ty; $($clause:ident,)*) => {
@@ -567,3 +589,37 @@ pub fn scoped_waits_hold_no_global_permit<A: Adapter>() {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct WorkspaceReadme;
+
+/// A `Retry-After` that `run` reads from a call's answer holds admissions until it has passed,
+/// on every adapter: the next `try_acquire` is refused, a wait shorter than the hold expires,
+/// and `acquire` is admitted once the hold is over, not before.
+pub fn retry_after_holds_admissions<A: Adapter>() {
+    const HOLD: Duration = Duration::from_millis(300);
+    // Timers may fire a little early on some runtimes' clocks; never by this much.
+    const SLACK: Duration = Duration::from_millis(20);
+    A::block_on(async {
+        let limiter = A::new(4);
+        A::run_retry_after(&limiter, HOLD).await.unwrap();
+        let held_from = Instant::now();
+        assert!(
+            A::try_acquire(&limiter).is_none(),
+            "admitted at once through a Retry-After"
+        );
+        assert!(
+            !A::acquire_timeout(&limiter, Duration::from_millis(100)).await,
+            "a 100 ms wait admitted inside a 300 ms hold"
+        );
+        let permit = A::acquire(&limiter).await.unwrap();
+        let waited = held_from.elapsed();
+        assert!(
+            waited + SLACK >= HOLD,
+            "admitted {waited:?} into a {HOLD:?} hold"
+        );
+        drop(permit);
+        let again = A::try_acquire(&limiter).expect("the hold is over");
+        drop(again);
+        let s = A::snapshot(&limiter);
+        assert_eq!((s.in_flight, s.queued), (0, 0));
+        assert_eq!(s.admitted, 3, "the call, the waiter, and the last try");
+    });
+}

@@ -13,7 +13,9 @@ use futures::FutureExt;
 use futures::executor::ThreadPool;
 use futures::task::SpawnExt;
 use limiter_contract::{Adapter, Panicked, contract_tests};
-use limiter_core::{Fixed, Outcome, Permit, QueueFull, ScopedPermit, Snapshot, classify_fn};
+use limiter_core::{
+    Fixed, Outcome, Permit, QueueFull, ScopedPermit, Snapshot, Verdict, classify_fn,
+};
 use limiter_embassy::{EmbassyGate, Limiter};
 
 const QUEUE: usize = 1024;
@@ -88,6 +90,16 @@ impl Adapter for Embassy {
     {
         let limiter: &'static Shared = limiter;
         limiter.run(call, classify_fn(|_: &F::Output| Outcome::Success))
+    }
+
+    fn run_retry_after(
+        limiter: &Self::Limiter,
+        delay: Duration,
+    ) -> impl Future<Output = Result<(), QueueFull>> + Send + 'static {
+        let limiter: &'static Shared = limiter;
+        let throttled =
+            classify_fn(move |(): &()| Verdict::new(Outcome::Overload).retry_after(delay));
+        limiter.run(async {}, throttled)
     }
 
     fn acquire_scoped(

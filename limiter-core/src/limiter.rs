@@ -1,0 +1,526 @@
+//! [`Limiter`]: the limiter every adapter hands out, written once over a [`Runtime`].
+//!
+//! A [`Gate`] admits, queues and learns without ever sleeping; a limiter adds what needs a timer:
+//! timeouts and deadlines, the `Retry-After` admission hold, a quota's wait, and periodic
+//! reports. The adapters only supply the [`Runtime`] (tokio's timer, `async-io`'s,
+//! embassy-time's) and name the types, so every method behaves the same on every runtime.
+
+use core::future::{Future, poll_fn};
+use core::ops::Deref;
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use crate::{
+    AcquireError, AcquireScoped, AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller,
+    Gate, GateRef, Instant, Permit, QueueFull, RawMutex, Runtime, ScopedPermit, Snapshot,
+    acquire_scoped,
+};
+
+/// An adaptive concurrency limiter: a [`Gate`] and the [`Runtime`] it runs on.
+///
+/// `H` is how the gate is held: `Arc<Gate<…>>` on `std` (the limiter is then a cheap handle,
+/// and its clones share one limit, in-flight count and queue), or [`InPlace`] where the
+/// limiter itself is the shared object (a `static` in firmware). The adapters name the whole
+/// type (`limiter_tokio::Limiter`, `limiter_smol::Limiter`, `limiter_embassy::Limiter`); every
+/// method is this one's.
+///
+/// What it adds to the gate:
+/// - **Timeouts**: [`acquire_timeout`](Limiter::acquire_timeout) and
+///   [`acquire_until`](Limiter::acquire_until) on the runtime's timer.
+/// - **The `Retry-After` hold**: a `Retry-After` seen by [`run`](Limiter::run), or given to
+///   [`hold_admissions_for`](Limiter::hold_admissions_for), holds the limit's growth *and*
+///   holds newcomers back until it has passed: `try_acquire` refuses them, `acquire` waits it
+///   out before joining the queue. Recorded on a permit directly
+///   ([`Permit::record_verdict`]), it holds growth only.
+/// - **Pacing**: [`acquire_then`](Limiter::acquire_then) and
+///   [`acquire_with_quota`](Limiter::acquire_with_quota) start the call no earlier than a
+///   quota allows.
+/// - **Reports**: [`report`](Limiter::report), a future the caller spawns or drives.
+///
+/// ```
+/// use core::future::{Ready, ready};
+/// use core::pin::pin;
+/// use core::task::{Context, Poll, Waker};
+/// use core::time::Duration;
+/// use limiter_core::{
+///     Clock, Fixed, Gate, InPlace, Instant, Limiter, ManualClock, NoopRawMutex, Outcome, Runtime,
+///     Verdict, classify_fn,
+/// };
+///
+/// // A runtime on a hand-driven clock whose timers have always fired (a test's).
+/// struct Manual<'a>(&'a ManualClock);
+/// impl Clock for Manual<'_> {
+///     fn now(&self) -> Instant {
+///         self.0.now()
+///     }
+/// }
+/// impl Runtime for Manual<'_> {
+///     type Sleep = Ready<()>;
+///     fn sleep_until(&self, _: Instant) -> Ready<()> {
+///         ready(())
+///     }
+/// }
+///
+/// let clock = ManualClock::new();
+/// let limiter: Limiter<InPlace<Gate<NoopRawMutex, Fixed, Manual<'_>, 4>>> =
+///     Limiter::with_runtime(Fixed::new(2).unwrap(), Manual(&clock));
+///
+/// // A call whose dependency answered "429, retry after 1 s": newcomers are held that second.
+/// let throttled = classify_fn(|_: &u16| {
+///     Verdict::new(Outcome::Overload).retry_after(Duration::from_secs(1))
+/// });
+/// let mut cx = Context::from_waker(Waker::noop());
+/// let call = pin!(limiter.run(async { 429u16 }, throttled));
+/// assert!(matches!(call.poll(&mut cx), Poll::Ready(Ok(429))));
+/// assert!(limiter.try_acquire().is_err());
+/// assert_eq!(limiter.held_until(), Some(Instant::from_millis(1_000)));
+/// clock.advance(Duration::from_secs(1));
+/// assert!(limiter.try_acquire().is_ok());
+/// ```
+pub struct Limiter<H> {
+    gate: H,
+}
+
+/// A gate kept in place, inside its [`Limiter`]: for a limiter that is itself the shared
+/// object (a `static`, or anything borrowed for as long as it is used). Permits borrow it.
+#[derive(Debug, Default)]
+pub struct InPlace<T>(pub T);
+
+impl<T> Deref for InPlace<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> From<T> for InPlace<T> {
+    fn from(value: T) -> Self {
+        InPlace(value)
+    }
+}
+
+impl<H: Clone> Clone for Limiter<H> {
+    fn clone(&self) -> Self {
+        Limiter {
+            gate: self.gate.clone(),
+        }
+    }
+}
+
+impl<H> Limiter<H> {
+    /// A limiter over an existing gate: one that `KeyedGates` keeps per key (feature `std`), or,
+    /// in `const` code, one built with [`Gate::from_state`].
+    pub const fn from_gate(gate: H) -> Self {
+        Limiter { gate }
+    }
+
+    /// How the gate is held (`&Arc<Gate>` on `std`).
+    pub const fn gate(&self) -> &H {
+        &self.gate
+    }
+}
+
+impl<H, M, C, R, const Q: usize> Limiter<H>
+where
+    H: Deref<Target = Gate<M, C, R, Q>> + From<Gate<M, C, R, Q>>,
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    /// A limiter whose limit `controller` decides, on the runtime's default instance.
+    pub fn new(controller: C) -> Self
+    where
+        R: Default,
+    {
+        Self::with_runtime(controller, R::default())
+    }
+
+    /// A limiter whose limit `controller` decides, on `runtime`.
+    pub fn with_runtime(controller: C, runtime: R) -> Self {
+        Limiter {
+            gate: H::from(Gate::new(controller, runtime)),
+        }
+    }
+}
+
+impl<H, M, R, const Q: usize> Limiter<H>
+where
+    H: Deref<Target = Gate<M, AimdF32, R, Q>> + From<Gate<M, AimdF32, R, Q>>,
+    M: RawMutex,
+    R: Runtime + Default,
+{
+    /// A limiter run by AIMD (in `f32`, [`AimdF32`]) with `config`, validated.
+    pub fn aimd(config: AimdConfig) -> Result<Self, ConfigError> {
+        Ok(Self::new(AimdF32::new(config)?))
+    }
+}
+
+impl<H, M, C, R, const Q: usize> Limiter<H>
+where
+    H: Deref<Target = Gate<M, C, R, Q>>,
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    /// The runtime (its clock measures latency; its timer waits).
+    pub fn runtime<'a>(&'a self) -> &'a R
+    where
+        M: 'a,
+        C: 'a,
+    {
+        self.gate.clock()
+    }
+
+    /// Admits a request if in-flight is below the limit, nobody waits and no `Retry-After`
+    /// holds admissions; otherwise refuses it at once.
+    pub fn try_acquire(&self) -> Result<Permit<&Gate<M, C, R, Q>>, AtLimit> {
+        let admission = self.gate.try_admit_unless_held()?;
+        Ok(Permit::new(&*self.gate, admission))
+    }
+
+    /// [`Limiter::try_acquire`], with a permit that keeps a handle to the limiter (`'static`
+    /// with an `Arc`, for spawned tasks).
+    pub fn try_acquire_owned(&self) -> Result<Permit<H>, AtLimit>
+    where
+        H: Clone,
+    {
+        let admission = self.gate.try_admit_unless_held()?;
+        Ok(Permit::new(self.gate.clone(), admission))
+    }
+
+    /// Waits out any `Retry-After` hold, then waits in FIFO order for admission;
+    /// [`QueueFull`] at once if `Q` requests already wait.
+    ///
+    /// Cancel safe: dropping the future leaves the queue, and capacity already handed to it
+    /// passes to the next waiter.
+    pub fn acquire(&self) -> Admit<&Gate<M, C, R, Q>, R::Sleep> {
+        Admit::new(&*self.gate)
+    }
+
+    /// [`Limiter::acquire`], with a permit that keeps a handle to the limiter.
+    pub fn acquire_owned(&self) -> Admit<H, R::Sleep>
+    where
+        H: Clone,
+    {
+        Admit::new(self.gate.clone())
+    }
+
+    /// Waits for admission until `deadline` (an instant of the runtime's clock:
+    /// [`Clock::now`](crate::Clock::now) plus a duration). Capacity that is free is taken
+    /// even at the deadline.
+    pub async fn acquire_until<'a>(
+        &'a self,
+        deadline: Instant,
+    ) -> Result<Permit<&'a Gate<M, C, R, Q>>, AcquireError>
+    where
+        M: 'a,
+        C: 'a,
+        R: 'a,
+    {
+        let mut admit = pin!(self.acquire());
+        let mut expired = pin!(self.runtime().sleep_until(deadline));
+        poll_fn(|cx| {
+            if let Poll::Ready(admitted) = admit.as_mut().poll(cx) {
+                return Poll::Ready(admitted.map_err(AcquireError::from));
+            }
+            expired
+                .as_mut()
+                .poll(cx)
+                .map(|()| Err(AcquireError::Timeout))
+        })
+        .await
+    }
+
+    /// Waits at most `timeout` for admission (`Duration::MAX`: as long as the timer can).
+    pub async fn acquire_timeout<'a>(
+        &'a self,
+        timeout: Duration,
+    ) -> Result<Permit<&'a Gate<M, C, R, Q>>, AcquireError>
+    where
+        M: 'a,
+        C: 'a,
+        R: 'a,
+    {
+        let deadline = self.runtime().now().saturating_add(timeout);
+        self.acquire_until(deadline).await
+    }
+
+    /// Waits for admission, then for `ready` (a rate quota's turn, say): the call starts no
+    /// earlier than the later of the two, and its latency is measured from then. Nothing of
+    /// what `ready` stands for is spent by a request turned away or cancelled while it waits
+    /// for admission.
+    pub async fn acquire_then<'a, F: Future<Output = ()>>(
+        &'a self,
+        ready: F,
+    ) -> Result<Permit<&'a Gate<M, C, R, Q>>, QueueFull>
+    where
+        M: 'a,
+        C: 'a,
+        R: 'a,
+    {
+        let mut permit = self.acquire().await?;
+        ready.await;
+        permit.start_now();
+        Ok(permit)
+    }
+
+    /// [`Limiter::acquire_then`] with a quota's turn: calls leave at the quota's spacing
+    /// (waiting for the quota last means requests queued together are not released together
+    /// in a burst the provider would refuse).
+    pub async fn acquire_with_quota<'a, P: Pace + ?Sized>(
+        &'a self,
+        quota: &P,
+    ) -> Result<Permit<&'a Gate<M, C, R, Q>>, QueueFull>
+    where
+        M: 'a,
+        C: 'a,
+        R: 'a,
+    {
+        self.acquire_then(quota.ready()).await
+    }
+
+    /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
+    /// of its output. A `Retry-After` in the verdict holds growth and holds admissions back
+    /// until it has passed. Returns the call's output, or [`QueueFull`] without running it. A
+    /// call that panics or is dropped releases its permit as cancelled.
+    pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
+    where
+        F: Future,
+        K: Classify<F::Output>,
+    {
+        let permit = self.acquire().await?;
+        let output = call.await;
+        let verdict = classify.classify(&output);
+        if let Some(delay) = verdict.retry_after {
+            self.hold_admissions_for(delay);
+        }
+        permit.record_verdict(verdict);
+        Ok(output)
+    }
+
+    /// Hierarchical admission: waits out this limiter's `Retry-After` hold, then for a permit
+    /// of this limiter (the key's), then for one of `global` (the ceiling over all keys). A
+    /// request waiting on a congested key holds no global permit; the order is fixed, so it
+    /// cannot deadlock; the outcome feeds this limiter only. See [`acquire_scoped`].
+    pub async fn acquire_within<'a, H2, C2, const Q2: usize>(
+        &'a self,
+        global: &'a Limiter<H2>,
+    ) -> Result<ScopedPermit<&'a Gate<M, C, R, Q>, &'a Gate<M, C2, R, Q2>>, QueueFull>
+    where
+        H2: Deref<Target = Gate<M, C2, R, Q2>>,
+        M: 'a,
+        C: 'a,
+        C2: Controller + 'a,
+        R: 'a,
+    {
+        self.wait_out_hold().await;
+        acquire_scoped(&*self.gate, &*global.gate).await
+    }
+
+    /// [`Limiter::acquire_within`], with permits that keep handles to both limiters.
+    pub fn acquire_within_owned<H2, C2, const Q2: usize>(
+        &self,
+        global: &Limiter<H2>,
+    ) -> impl Future<Output = Result<ScopedPermit<H, H2>, QueueFull>> + use<H, H2, M, C, C2, R, Q, Q2>
+    where
+        H: Clone + Unpin,
+        H2: Deref<Target = Gate<M, C2, R, Q2>> + Clone + Unpin,
+        C2: Controller,
+    {
+        let (key, global) = (self.gate.clone(), global.gate.clone());
+        async move {
+            wait_out_hold(&*key).await;
+            let scoped: AcquireScoped<H, H2> = acquire_scoped(key, global);
+            scoped.await
+        }
+    }
+
+    async fn wait_out_hold(&self) {
+        wait_out_hold(&*self.gate).await;
+    }
+
+    /// Holds new admissions back, and the limit's growth, for `delay` from now: the
+    /// dependency's `Retry-After`. A later, shorter hold never shortens one in force; waiters
+    /// already queued are not held.
+    pub fn hold_admissions_for(&self, delay: Duration) {
+        let until = self.runtime().now().saturating_add(delay);
+        self.gate.hold_admissions_until(until);
+        self.gate.hold_growth_for(delay);
+    }
+
+    /// Holds the limit's growth for `delay` (a `Retry-After` that should not stop admissions).
+    pub fn hold_growth_for(&self, delay: Duration) {
+        self.gate.hold_growth_for(delay);
+    }
+
+    /// The end of the `Retry-After` admission hold, if one is in force.
+    pub fn held_until(&self) -> Option<Instant> {
+        self.gate.held_until()
+    }
+
+    /// Runs `f` on the controller (to read or reconfigure it), then admits whoever a raised
+    /// limit makes room for. `f` must not use this limiter.
+    pub fn with_controller<T>(&self, f: impl FnOnce(&mut C) -> T) -> T {
+        self.gate.with_controller(f)
+    }
+
+    /// The current limit.
+    pub fn limit(&self) -> u32 {
+        self.gate.limit()
+    }
+
+    /// Requests in flight.
+    pub fn in_flight(&self) -> u32 {
+        self.gate.in_flight()
+    }
+
+    /// Limit, in-flight, queue, counters and baseline, in one consistent read.
+    pub fn snapshot(&self) -> Snapshot {
+        self.gate.snapshot()
+    }
+
+    /// Calls `hook` with a [`Snapshot`] now and then every `period` (at least a millisecond),
+    /// for as long as the returned future is polled: spawn it (`tokio::spawn`,
+    /// `smol::spawn`, an embassy task) or select it with the work it reports on. A period that
+    /// was missed (a busy executor) is skipped, not made up in a burst. The future keeps a
+    /// handle to the limiter; dropping it (aborting the task) stops the reports.
+    pub fn report<F>(
+        &self,
+        period: Duration,
+        mut hook: F,
+    ) -> impl Future<Output = ()> + use<F, H, M, C, R, Q>
+    where
+        H: Clone,
+        F: FnMut(Snapshot),
+    {
+        let gate = self.gate.clone();
+        let period = period.max(Duration::from_millis(1));
+        async move {
+            let mut next = gate.clock().now();
+            loop {
+                hook(gate.snapshot());
+                let now = gate.clock().now();
+                next = next.saturating_add(period);
+                while next <= now {
+                    next = next.saturating_add(period);
+                }
+                gate.clock().sleep_until(next).await;
+            }
+        }
+    }
+}
+
+/// Sleeps until `gate`'s admission hold has passed (at once if there is none).
+async fn wait_out_hold<M, C, R, const Q: usize>(gate: &Gate<M, C, R, Q>)
+where
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    while let Some(until) = gate.held_until() {
+        gate.clock().sleep_until(until).await;
+    }
+}
+
+impl<H, M, C, R, const Q: usize> core::fmt::Debug for Limiter<H>
+where
+    H: Deref<Target = Gate<M, C, R, Q>>,
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Limiter")
+            .field("snapshot", &self.snapshot())
+            .field("held_until", &self.held_until())
+            .finish()
+    }
+}
+
+/// A rate a call must wait its turn for: a quota (the adapters' `Quota`).
+pub trait Pace {
+    /// Waits until the rate allows one call, and takes it.
+    fn ready(&self) -> impl Future<Output = ()>;
+}
+
+impl<P: Pace + ?Sized> Pace for &P {
+    fn ready(&self) -> impl Future<Output = ()> {
+        (**self).ready()
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Limiter::acquire`] and [`Limiter::acquire_owned`]: waits out the
+    /// `Retry-After` hold, then for admission in FIFO order.
+    ///
+    /// Cancel safe: dropped while queued, it leaves the queue, and capacity already handed to
+    /// it passes to the next waiter.
+    #[must_use = "futures do nothing unless polled"]
+    pub struct Admit<H: GateRef, S> {
+        // The handle, until the wait for admission starts.
+        handle: Option<H>,
+        #[pin]
+        hold: Option<S>,
+        queued: Option<crate::Acquire<H>>,
+    }
+}
+
+impl<H: GateRef, S> Admit<H, S> {
+    fn new(handle: H) -> Self {
+        Admit {
+            handle: Some(handle),
+            hold: None,
+            queued: None,
+        }
+    }
+}
+
+impl<H, M, C, R, const Q: usize> Future for Admit<H, R::Sleep>
+where
+    H: Deref<Target = Gate<M, C, R, Q>> + Unpin,
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    type Output = Result<Permit<H>, QueueFull>;
+
+    /// # Panics
+    ///
+    /// If polled again after it has completed.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        loop {
+            if let Some(queued) = this.queued.as_mut() {
+                return Pin::new(queued).poll(cx);
+            }
+            if let Some(hold) = this.hold.as_mut().as_pin_mut() {
+                if hold.poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.hold.set(None);
+            }
+            let handle = this.handle.as_ref().expect("Admit polled after completion");
+            if let Some(until) = handle.held_until() {
+                this.hold.set(Some(handle.clock().sleep_until(until)));
+            } else {
+                let handle = this.handle.take().expect("checked above");
+                *this.queued = Some(crate::Acquire::new(handle));
+            }
+        }
+    }
+}
+
+impl<H: GateRef, S> core::fmt::Debug for Admit<H, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let stage = match (&self.queued, &self.hold) {
+            (Some(_), _) => "queued",
+            (None, Some(_)) => "held by Retry-After",
+            (None, None) => "not polled",
+        };
+        f.debug_struct("Admit")
+            .field("stage", &stage)
+            .finish_non_exhaustive()
+    }
+}
