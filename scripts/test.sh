@@ -71,7 +71,7 @@ docs_rs_badges() {
         -p limiter-smol -p limiter-embassy
     local item feature page missing=0
     for item in limiter_core/struct.StdRawMutex:std limiter_core/struct.KeyedGates:std \
-        limiter_core/struct.SharedLimiter:std \
+        limiter_core/struct.SharedQuota:std \
         limiter_core/struct.CriticalSectionRawMutex:critical-section \
         limiter_tokio/struct.LimitLayer:tower limiter_tokio/struct.LimitService:tower; do
         feature=${item#*:}

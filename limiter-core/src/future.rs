@@ -4,7 +4,7 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::gate::QueueFull;
+use crate::gate::{QueueFull, Refused};
 use crate::permit::{GateRef, Permit};
 
 /// Waits in the gate's FIFO queue for admission. Created by [`Gate::acquire`](crate::Gate::acquire)
@@ -32,9 +32,47 @@ impl<R: GateRef> Acquire<R> {
         }
     }
 
+    /// The gate's handle, until the future completes.
+    pub(crate) fn handle(&self) -> Option<&R> {
+        self.gate.as_ref()
+    }
+
     /// Whether this future holds a place in the gate's queue.
     pub fn is_queued(&self) -> bool {
         self.ticket.is_some()
+    }
+}
+
+impl<R: GateRef> Acquire<R> {
+    /// Polls for admission; with `honour_hold`, a newcomer is refused (not queued) while a
+    /// `Retry-After` hold is in force, and may poll again once it has passed.
+    ///
+    /// # Panics
+    ///
+    /// If polled again after it has completed.
+    pub(crate) fn poll_entry(
+        &mut self,
+        honour_hold: bool,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Permit<R>, Refused>> {
+        // The gate stays in place while the call runs, so a drop after a panic in it still
+        // leaves the queue.
+        let Some(gate) = &self.gate else {
+            panic!("`Acquire` polled after completion");
+        };
+        let Poll::Ready(result) = gate.poll_acquire(&mut self.ticket, honour_hold, cx) else {
+            return Poll::Pending;
+        };
+        if let Err(Refused::Held(until)) = result {
+            return Poll::Ready(Err(Refused::Held(until))); // not queued: may come back
+        }
+        Poll::Ready(match (result, self.gate.take()) {
+            (Ok(admission), Some(gate)) => Ok(Permit::new(gate, admission)),
+            (Err(refused), _) => Err(refused),
+            // Unreachable: the gate was there above and nothing took it since. (Were it not, the
+            // admission could not be released without its gate.)
+            (Ok(_), None) => Err(Refused::Full),
+        })
     }
 }
 
@@ -45,22 +83,8 @@ impl<R: GateRef + Unpin> Future for Acquire<R> {
     ///
     /// If polled again after it has completed.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
-        // The gate stays in place while the call runs, so a drop after a panic in it still
-        // leaves the queue.
-        let Some(gate) = &this.gate else {
-            panic!("`Acquire` polled after completion");
-        };
-        let Poll::Ready(result) = gate.poll_acquire(&mut this.ticket, cx) else {
-            return Poll::Pending;
-        };
-        Poll::Ready(match (result, this.gate.take()) {
-            (Ok(admission), Some(gate)) => Ok(Permit::new(gate, admission)),
-            (Err(full), _) => Err(full),
-            // Unreachable: the gate was there above and nothing took it since. (Were it not, the
-            // admission could not be released without its gate.)
-            (Ok(_), None) => Err(QueueFull),
-        })
+        // Without the hold, the only refusal is a full queue.
+        self.get_mut().poll_entry(false, cx).map_err(|_| QueueFull)
     }
 }
 

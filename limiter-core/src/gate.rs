@@ -59,6 +59,15 @@ impl core::fmt::Display for QueueFull {
 
 impl core::error::Error for QueueFull {}
 
+/// Why a waiter was not queued (the gate's internal protocol): the queue was full, or a
+/// `Retry-After` holds newcomers back until the given instant.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    Full,
+    Held(Instant),
+}
+
 /// Why a bounded wait for a permit (a timeout, a deadline) ended without one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -384,8 +393,9 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     pub(crate) fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
+        honour_hold: bool,
         cx: &mut Context<'_>,
-    ) -> Poll<Result<Admission, QueueFull>> {
+    ) -> Poll<Result<Admission, Refused>> {
         let arrived = ticket.is_none().then(|| self.clock.now());
         let mut stale_waker = None;
         let poll = M::lock(&self.state, |s| {
@@ -406,6 +416,14 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                     None => *ticket = None,
                 }
             }
+            // A newcomer with a hold in force does not join the queue: it is told until when
+            // to wait (the hold is checked against its arrival, read before the lock anyway).
+            if honour_hold && s.not_before != Instant::ZERO {
+                if arrived.unwrap_or_else(|| self.clock.now()) < s.not_before {
+                    return Poll::Ready(Err(Refused::Held(s.not_before)));
+                }
+                s.not_before = Instant::ZERO;
+            }
             if s.admits_newcomer() {
                 s.take();
                 return Poll::Ready(Ok(s.admission()));
@@ -417,7 +435,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                 Poll::Pending
             } else {
                 s.counters.rejected = s.counters.rejected.wrapping_add(1);
-                Poll::Ready(Err(QueueFull))
+                Poll::Ready(Err(Refused::Full))
             }
         });
         drop(stale_waker);
@@ -587,9 +605,10 @@ where
     fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
+        honour_hold: bool,
         cx: &mut Context<'_>,
-    ) -> Poll<Result<Admission, QueueFull>> {
-        Gate::poll_acquire(self, ticket, cx)
+    ) -> Poll<Result<Admission, Refused>> {
+        Gate::poll_acquire(self, ticket, honour_hold, cx)
     }
 
     fn cancel_wait(&self, ticket: u64) {

@@ -11,6 +11,7 @@ use core::pin::{Pin, pin};
 use core::task::{Context, Poll};
 use core::time::Duration;
 
+use crate::gate::Refused;
 use crate::{
     AcquireError, AcquireScoped, AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller,
     Gate, GateRef, Instant, Permit, QueueFull, RawMutex, Runtime, ScopedPermit, Snapshot,
@@ -36,7 +37,8 @@ use crate::{
 /// - **Pacing**: [`acquire_then`](Limiter::acquire_then) and
 ///   [`acquire_with_quota`](Limiter::acquire_with_quota) start the call no earlier than a
 ///   quota allows.
-/// - **Reports**: [`report`](Limiter::report), a future the caller spawns or drives.
+/// - **Reports**: [`report`](Limiter::report) and [`report_owned`](Limiter::report_owned), a
+///   future the caller drives or spawns.
 ///
 /// ```
 /// use core::future::{Ready, ready};
@@ -382,33 +384,57 @@ where
     }
 
     /// Calls `hook` with a [`Snapshot`] now and then every `period` (at least a millisecond),
-    /// for as long as the returned future is polled: spawn it (`tokio::spawn`,
-    /// `smol::spawn`, an embassy task) or select it with the work it reports on. A period that
-    /// was missed (a busy executor) is skipped, not made up in a burst. The future keeps a
-    /// handle to the limiter; dropping it (aborting the task) stops the reports.
-    pub fn report<F>(
+    /// for as long as the returned future is polled: run it in an embassy task on a
+    /// `&'static` limiter, or select it with the work it reports on. A period that was missed
+    /// (a busy executor) is skipped, not made up in a burst. [`Limiter::report_owned`] is the
+    /// same future with its own handle, to spawn.
+    pub fn report<'a, F>(&'a self, period: Duration, hook: F) -> impl Future<Output = ()> + 'a
+    where
+        F: FnMut(Snapshot) + 'a,
+        M: 'a,
+        C: 'a,
+        R: 'a,
+    {
+        report_every(&*self.gate, period, hook)
+    }
+
+    /// [`Limiter::report`] keeping its own handle to the limiter: `'static` with an `Arc`, to
+    /// spawn (`tokio::spawn(limiter.report_owned(period, hook))`). Dropping it (aborting the
+    /// task) stops the reports.
+    pub fn report_owned<F>(
         &self,
         period: Duration,
-        mut hook: F,
+        hook: F,
     ) -> impl Future<Output = ()> + use<F, H, M, C, R, Q>
     where
         H: Clone,
         F: FnMut(Snapshot),
     {
         let gate = self.gate.clone();
-        let period = period.max(Duration::from_millis(1));
-        async move {
-            let mut next = gate.clock().now();
-            loop {
-                hook(gate.snapshot());
-                let now = gate.clock().now();
-                next = next.saturating_add(period);
-                while next <= now {
-                    next = next.saturating_add(period);
-                }
-                gate.clock().sleep_until(next).await;
-            }
+        async move { report_every(&*gate, period, hook).await }
+    }
+}
+
+/// Calls `hook` with `gate`'s snapshot now and every `period` after (see [`Limiter::report`]).
+async fn report_every<M, C, R, const Q: usize>(
+    gate: &Gate<M, C, R, Q>,
+    period: Duration,
+    mut hook: impl FnMut(Snapshot),
+) where
+    M: RawMutex,
+    C: Controller,
+    R: Runtime,
+{
+    let period = period.max(Duration::from_millis(1));
+    let mut next = gate.clock().now();
+    loop {
+        hook(gate.snapshot());
+        let now = gate.clock().now();
+        next = next.saturating_add(period);
+        while next <= now {
+            next = next.saturating_add(period);
         }
+        gate.clock().sleep_until(next).await;
     }
 }
 
@@ -459,20 +485,18 @@ pin_project_lite::pin_project! {
     /// it passes to the next waiter.
     #[must_use = "futures do nothing unless polled"]
     pub struct Admit<H: GateRef, S> {
-        // The handle, until the wait for admission starts.
-        handle: Option<H>,
+        queued: crate::Acquire<H>,
+        // The timer of a hold in force, while it runs.
         #[pin]
         hold: Option<S>,
-        queued: Option<crate::Acquire<H>>,
     }
 }
 
 impl<H: GateRef, S> Admit<H, S> {
     fn new(handle: H) -> Self {
         Admit {
-            handle: Some(handle),
+            queued: crate::Acquire::new(handle),
             hold: None,
-            queued: None,
         }
     }
 }
@@ -492,21 +516,22 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         loop {
-            if let Some(queued) = this.queued.as_mut() {
-                return Pin::new(queued).poll(cx);
-            }
             if let Some(hold) = this.hold.as_mut().as_pin_mut() {
                 if hold.poll(cx).is_pending() {
                     return Poll::Pending;
                 }
                 this.hold.set(None);
             }
-            let handle = this.handle.as_ref().expect("Admit polled after completion");
-            if let Some(until) = handle.held_until() {
-                this.hold.set(Some(handle.clock().sleep_until(until)));
-            } else {
-                let handle = this.handle.take().expect("checked above");
-                *this.queued = Some(crate::Acquire::new(handle));
+            // A newcomer is told of a hold in force instead of joining the queue (checked under
+            // the gate's lock, with the admission), and comes back once its timer has run.
+            let until = match this.queued.poll_entry(true, cx) {
+                Poll::Ready(Err(Refused::Held(until))) => until,
+                Poll::Ready(Err(Refused::Full)) => return Poll::Ready(Err(QueueFull)),
+                Poll::Ready(Ok(permit)) => return Poll::Ready(Ok(permit)),
+                Poll::Pending => return Poll::Pending,
+            };
+            if let Some(gate) = this.queued.handle() {
+                this.hold.set(Some(gate.clock().sleep_until(until)));
             }
         }
     }
@@ -514,10 +539,10 @@ where
 
 impl<H: GateRef, S> core::fmt::Debug for Admit<H, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let stage = match (&self.queued, &self.hold) {
-            (Some(_), _) => "queued",
-            (None, Some(_)) => "held by Retry-After",
-            (None, None) => "not polled",
+        let stage = match (&self.hold, self.queued.is_queued()) {
+            (Some(_), _) => "held by Retry-After",
+            (None, true) => "queued",
+            (None, false) => "not queued",
         };
         f.debug_struct("Admit")
             .field("stage", &stage)

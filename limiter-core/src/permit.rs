@@ -4,7 +4,6 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::controller::Admission;
-use crate::gate::QueueFull;
 use crate::{Cause, Instant, Outcome};
 
 pub(crate) mod sealed {
@@ -26,8 +25,9 @@ pub trait GateRef: sealed::Sealed {
     fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
+        honour_hold: bool,
         cx: &mut Context<'_>,
-    ) -> Poll<Result<Admission, QueueFull>>;
+    ) -> Poll<Result<Admission, crate::gate::Refused>>;
     #[doc(hidden)]
     fn cancel_wait(&self, ticket: u64);
     #[doc(hidden)]

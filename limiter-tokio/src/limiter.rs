@@ -65,7 +65,7 @@ pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, TokioClock, Q>;
 /// let limiter = Limiter::new(Fixed::new(4).unwrap());
 /// let seen = Arc::new(Mutex::new(Vec::new()));
 /// let log = Arc::clone(&seen);
-/// let reporter = tokio::spawn(limiter.report(Duration::from_secs(1), move |s| {
+/// let reporter = tokio::spawn(limiter.report_owned(Duration::from_secs(1), move |s| {
 ///     log.lock().unwrap().push((s.limit, s.in_flight, s.queued, s.decreases));
 /// }));
 /// tokio::time::sleep(Duration::from_millis(2_500)).await;

@@ -24,7 +24,7 @@ fn bounds() {
     send(&limiter.acquire_timeout(Duration::from_secs(1)));
     send(&limiter.run(async { 1 }, classify_fn(|_: &i32| Outcome::Success)));
     // The report is a future to spawn: `Send + 'static`.
-    send_static_future(limiter.report(Duration::from_secs(1), |_| {}));
+    send_static_future(limiter.report_owned(Duration::from_secs(1), |_| {}));
 }
 
 #[tokio::test(start_paused = true)]
@@ -179,7 +179,7 @@ async fn reports_come_every_period_until_the_task_is_aborted() {
     let limiter = Limiter::new(Fixed::new(3).unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    let reporter = tokio::spawn(limiter.report(Duration::from_millis(100), move |s| {
+    let reporter = tokio::spawn(limiter.report_owned(Duration::from_millis(100), move |s| {
         log.lock().unwrap().push((s.limit, s.in_flight));
     }));
     tokio::time::sleep(Duration::from_millis(150)).await;
@@ -351,7 +351,7 @@ async fn huge_durations_do_not_overflow() {
     let retry_at = quota.try_take().unwrap_err();
     assert!(retry_at > tokio::time::Instant::now() + Duration::from_secs(1_000_000));
     let limiter = Limiter::new(Fixed::new(1).unwrap());
-    let reporter = tokio::spawn(limiter.report(Duration::MAX, |_| {}));
+    let reporter = tokio::spawn(limiter.report_owned(Duration::MAX, |_| {}));
     tokio::time::sleep(Duration::from_millis(5)).await;
     reporter.abort();
     // A hold as long as a duration can be holds, and ends nothing early.
