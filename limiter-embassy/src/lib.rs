@@ -145,7 +145,7 @@ impl<R: EmbassyRaw> Quota<R> {
 /// An adaptive concurrency limiter for embassy firmware.
 ///
 /// `C` is the controller ([`AimdFixedCompact`] by default: no floating point, and AIMD without
-/// the growth probe, which costs about 1,300 bytes of flash on a Cortex-M0; name
+/// the growth probe, which costs about 1,500 bytes of flash on a Cortex-M0; name
 /// [`AimdFixed`](limiter_core::AimdFixed) to have it), `R` the embassy-sync raw
 /// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
 pub struct Limiter<

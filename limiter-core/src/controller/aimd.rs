@@ -324,7 +324,7 @@ impl AimdConfig {
 ///   returns from 5 to 50 after a cut at 6 is found in 25 rounds instead of 48; a sharp knee
 ///   costs far less goodput (`slow-no-429`: 89 % of the oracle's, where one step per round and the
 ///   earlier defaults gave 75 %). See the
-///   module `probe` for the reasons. [`AimdFixedCompact`] leaves it out (about 1,300 bytes of
+///   module `probe` for the reasons. [`AimdFixedCompact`] leaves it out (about 1,500 bytes of
 ///   flash on a Cortex-M0).
 /// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
 ///   with no success at or below the baseline, the limit is halved for one round, under a new
@@ -399,9 +399,10 @@ pub type AimdF32 = Aimd<F32, DEFAULT_WINDOW>;
 /// [`Aimd`] with a [`Q32`] fixed-point limit (no floating point, for cores without an FPU) and a
 /// 32-sample window. Other windows: `Aimd<Q32, N>`.
 pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
-/// [`AimdFixed`] without the growth probe (`PROBES = 0`): additive increase stays at one step
-/// per round, as classic AIMD, and the code is about 1,300 bytes smaller on a Cortex-M0 (the gate
-/// with it: 5,104 bytes of flash, with `AimdFixed`: 6,392; `bash scripts/footprint.sh`). The
+/// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
+/// cut tally): additive increase stays at one step per round, as classic AIMD, and the code is
+/// about 1,500 bytes smaller on a Cortex-M0 (the gate with it: 5,108 bytes of flash, with
+/// `AimdFixed`: 6,632; `bash scripts/footprint.sh`). The
 /// embassy adapter's default, to keep its limiter within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
 
