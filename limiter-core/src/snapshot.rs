@@ -23,7 +23,8 @@ pub struct Snapshot {
     pub baseline_micros: Option<u32>,
     /// Requests admitted, ever.
     pub admitted: u64,
-    /// Requests shed by `try_acquire` at the limit.
+    /// Requests turned away by `try_acquire`: at the limit, or, through a
+    /// [`Limiter`](crate::Limiter), while a `Retry-After` holds admissions.
     pub shed: u64,
     /// Requests rejected because the waiting queue was full.
     pub rejected: u64,

@@ -303,3 +303,48 @@ fn a_cancelled_scoped_wait_releases_its_key_permit() {
         }
     });
 }
+
+/// Frozen time's timer: every deadline is now (the model below never waits).
+impl limiter_core::Runtime for Frozen {
+    type Sleep = core::future::Ready<()>;
+
+    fn sleep_until(&self, _: Instant) -> Self::Sleep {
+        core::future::ready(())
+    }
+}
+
+/// The `Retry-After` admission hold (`Limiter::hold_admissions_for`, kept in the gate's state):
+/// a newcomer that arrives after a hold was set is refused, whatever the interleaving, and one
+/// admitted before it is released normally; the gate ends empty.
+#[test]
+fn a_hold_set_before_a_newcomer_refuses_it() {
+    loom::model(|| {
+        let limiter = Arc::new(limiter_core::Limiter::from_gate(gate(2)));
+        let published = Arc::new(AtomicBool::new(false));
+        let setter = {
+            let (limiter, published) = (Arc::clone(&limiter), Arc::clone(&published));
+            thread::spawn(move || {
+                limiter.hold_admissions_for(core::time::Duration::from_secs(1));
+                published.store(true, Ordering::SeqCst);
+            })
+        };
+        let newcomer = {
+            let (limiter, published) = (Arc::clone(&limiter), Arc::clone(&published));
+            thread::spawn(move || {
+                let after_hold = published.load(Ordering::SeqCst);
+                let admitted = limiter.try_acquire_owned();
+                assert!(
+                    !(after_hold && admitted.is_ok()),
+                    "admitted after a hold was set"
+                );
+                if let Ok(permit) = admitted {
+                    permit.success();
+                }
+            })
+        };
+        setter.join().unwrap();
+        newcomer.join().unwrap();
+        assert!(limiter.try_acquire().is_err(), "the hold is in force");
+        assert_eq!(limiter.in_flight(), 0);
+    });
+}
