@@ -99,10 +99,10 @@ pub trait Adapter: 'static {
 #[doc(hidden)]
 pub use limiter_core as __core;
 
-/// The limiter side of an [`Adapter`] impl, for a std adapter's `Limiter` type: the core
-/// to `limiter_core::SharedLimiter` and has `new`, `acquire_timeout` and `acquire_within`
-/// (tokio's and smol's). Expands to the associated types and the limiter methods inside
-/// `impl Adapter for …`; the runtime methods stay the adapter's own.
+/// The limiter side of an [`Adapter`] impl, for a std adapter's `Limiter` type: the core's
+/// `limiter_core::Limiter` over an `Arc` of the gate (tokio's and smol's). Expands to the
+/// associated types and the limiter methods inside `impl Adapter for …`; the runtime methods
+/// stay the adapter's own.
 #[macro_export]
 macro_rules! std_limiter_side {
     ($limiter:ty, $handle:ty) => {
