@@ -128,11 +128,7 @@ pub const fn micros_to_ticks_ceil(micros: u64, hz: u64) -> u64 {
 
 /// `⌈n / d⌉` for `d > 0`, without a multiplication.
 const fn div_ceil(n: u64, d: u64) -> u64 {
-    if n == 0 {
-        0
-    } else {
-        crate::divide::div_u64(n - 1, d) + 1
-    }
+    crate::divide::div_u64(n.saturating_add(d - 1), d)
 }
 
 /// `value`, or `u32::MAX` if it does not fit: how 32-bit fields keep microseconds, seconds and

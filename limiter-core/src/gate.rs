@@ -121,9 +121,6 @@ pub struct GateState<C, const Q: usize> {
     in_flight: u32,
     waiters: Waiters<Q>,
     counters: Counters,
-    /// No newcomer is admitted before this instant (a `Retry-After` a [`crate::Limiter`] was
-    /// given); [`Instant::ZERO`]: no hold.
-    not_before: Instant,
 }
 
 impl<C, const Q: usize> GateState<C, Q> {
@@ -135,7 +132,6 @@ impl<C, const Q: usize> GateState<C, Q> {
             in_flight: 0,
             waiters: Waiters::new(),
             counters: Counters::ZERO,
-            not_before: Instant::ZERO,
         }
     }
 }
@@ -212,15 +208,19 @@ impl<C: Controller, const Q: usize> GateState<C, Q> {
 /// ```
 pub struct Gate<M: RawMutex, C, T, const Q: usize> {
     state: M::Mutex<GateState<C, Q>>,
+    /// No newcomer is admitted through a [`crate::Limiter`] before this instant, in
+    /// microseconds (a `Retry-After`); 0: no hold. Outside the lock: no hold costs one load.
+    not_before: M::Word,
     clock: T,
 }
 
 impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
-    /// A gate around a mutex already holding its state: [`Gate::new`] for `const` code, where
-    /// the mutex has to be built by its concrete type's `const` constructor.
+    /// A gate around a mutex already holding its state, and the word of its `Retry-After` hold
+    /// (0: none): [`Gate::new`] for `const` code, where both have to be built by their concrete
+    /// types' `const` constructors.
     ///
     /// ```
-    /// use core::cell::RefCell;
+    /// use core::cell::{Cell, RefCell};
     /// use limiter_core::{Clock, Fixed, Gate, GateState, Instant, NoopRawMutex};
     ///
     /// struct Uptime; // a board's timer, say
@@ -235,18 +235,26 @@ impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
     ///     Err(e) => panic!("{}", e.message()),
     /// };
     /// let gate: Gate<NoopRawMutex, Fixed, Uptime, 8> =
-    ///     const { Gate::from_state(RefCell::new(GateState::new(FIXED)), Uptime) };
+    ///     const { Gate::from_state(RefCell::new(GateState::new(FIXED)), Cell::new(0), Uptime) };
     /// assert_eq!(gate.snapshot().limit, 4);
     /// ```
-    pub const fn from_state(state: M::Mutex<GateState<C, Q>>, clock: T) -> Self {
-        Gate { state, clock }
+    pub const fn from_state(
+        state: M::Mutex<GateState<C, Q>>,
+        not_before: M::Word,
+        clock: T,
+    ) -> Self {
+        Gate {
+            state,
+            not_before,
+            clock,
+        }
     }
 }
 
 impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// A gate with `controller` deciding the limit and `clock` measuring latency.
     pub fn new(controller: C, clock: T) -> Self {
-        Gate::from_state(M::new(GateState::new(controller)), clock)
+        Gate::from_state(M::new(GateState::new(controller)), M::new_word(0), clock)
     }
 
     /// The clock.
@@ -324,15 +332,9 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     }
 
     fn admit(&self, honour_hold: bool) -> Result<Admission, AtLimit> {
+        let held = honour_hold && self.held_until().is_some();
         let mut admission = M::lock(&self.state, |s| {
-            if honour_hold && s.not_before != Instant::ZERO {
-                if self.clock.now() < s.not_before {
-                    s.counters.shed = s.counters.shed.wrapping_add(1);
-                    return Err(AtLimit);
-                }
-                s.not_before = Instant::ZERO;
-            }
-            if s.admits_newcomer() {
+            if !held && s.admits_newcomer() {
                 s.take();
                 Ok(s.admission())
             } else {
@@ -396,6 +398,13 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
         honour_hold: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Admission, Refused>> {
+        // A newcomer with a hold in force does not join the queue: it is told until when to
+        // wait.
+        if honour_hold && ticket.is_none() {
+            if let Some(until) = self.held_until() {
+                return Poll::Ready(Err(Refused::Held(until)));
+            }
+        }
         let arrived = ticket.is_none().then(|| self.clock.now());
         let mut stale_waker = None;
         let poll = M::lock(&self.state, |s| {
@@ -415,14 +424,6 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
                     // Not queued (cannot happen while invariants hold): start over.
                     None => *ticket = None,
                 }
-            }
-            // A newcomer with a hold in force does not join the queue: it is told until when
-            // to wait (the hold is checked against its arrival, read before the lock anyway).
-            if honour_hold && s.not_before != Instant::ZERO {
-                if arrived.unwrap_or_else(|| self.clock.now()) < s.not_before {
-                    return Poll::Ready(Err(Refused::Held(s.not_before)));
-                }
-                s.not_before = Instant::ZERO;
             }
             if s.admits_newcomer() {
                 s.take();
@@ -476,22 +477,21 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// refuses them and a [`crate::Limiter`] makes them wait. A later, shorter hold never
     /// shortens one in force. Waiters already queued are not held.
     pub(crate) fn hold_admissions_until(&self, until: Instant) {
-        M::lock(&self.state, |s| s.not_before = s.not_before.max(until));
+        M::raise(&self.not_before, until.as_micros());
     }
 
     /// The end of the admission hold, if one is in force; an expired one is cleared. The clock
     /// is read only while a hold is set.
     pub(crate) fn held_until(&self) -> Option<Instant> {
-        M::lock(&self.state, |s| {
-            if s.not_before == Instant::ZERO {
-                return None;
-            }
-            if self.clock.now() >= s.not_before {
-                s.not_before = Instant::ZERO;
-                return None;
-            }
-            Some(s.not_before)
-        })
+        let until = M::load(&self.not_before);
+        if until == 0 {
+            return None;
+        }
+        if self.clock.now().as_micros() >= until {
+            M::clear(&self.not_before, until); // unless a longer hold was set meanwhile
+            return None;
+        }
+        Some(Instant::from_micros(until))
     }
 
     /// Holds the controller's growth for `delay` from now (a `Retry-After` hint).

@@ -1,6 +1,6 @@
 //! The mutual exclusion the [`Gate`](crate::Gate) is generic over: see [`RawMutex`].
 
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 
 /// The mutual exclusion the [`Gate`](crate::Gate) is generic over.
 ///
@@ -34,11 +34,28 @@ pub trait RawMutex {
     /// A mutex guarding a `T`.
     type Mutex<T>;
 
+    /// A `u64` read and written without the mutex: an atomic where there is one, a `Cell` in a
+    /// critical section where not. The gate keeps its `Retry-After` admission hold in one, so
+    /// that the common case (no hold) costs one load and no lock.
+    type Word;
+
     /// A mutex guarding `value`.
     fn new<T>(value: T) -> Self::Mutex<T>;
 
     /// Runs `f` with exclusive access to the guarded value.
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R;
+
+    /// A word holding `value`.
+    fn new_word(value: u64) -> Self::Word;
+
+    /// The word's value.
+    fn load(word: &Self::Word) -> u64;
+
+    /// Raises the word to `value` if it is lower.
+    fn raise(word: &Self::Word, value: u64);
+
+    /// Sets the word to 0 if it still holds `expected`.
+    fn clear(word: &Self::Word, expected: u64);
 }
 
 /// No locking at all, for values used from one thread only. The mutex is a `RefCell`, so it is
@@ -48,6 +65,7 @@ pub struct NoopRawMutex;
 
 impl RawMutex for NoopRawMutex {
     type Mutex<T> = RefCell<T>;
+    type Word = Cell<u64>;
 
     fn new<T>(value: T) -> RefCell<T> {
         RefCell::new(value)
@@ -55,6 +73,24 @@ impl RawMutex for NoopRawMutex {
 
     fn lock<T, R>(mutex: &RefCell<T>, f: impl FnOnce(&mut T) -> R) -> R {
         f(&mut mutex.borrow_mut())
+    }
+
+    fn new_word(value: u64) -> Cell<u64> {
+        Cell::new(value)
+    }
+
+    fn load(word: &Cell<u64>) -> u64 {
+        word.get()
+    }
+
+    fn raise(word: &Cell<u64>, value: u64) {
+        word.set(word.get().max(value));
+    }
+
+    fn clear(word: &Cell<u64>, expected: u64) {
+        if word.get() == expected {
+            word.set(0);
+        }
     }
 }
 
@@ -67,6 +103,7 @@ pub struct CriticalSectionRawMutex;
 #[cfg(feature = "critical-section")]
 impl RawMutex for CriticalSectionRawMutex {
     type Mutex<T> = critical_section::Mutex<RefCell<T>>;
+    type Word = critical_section::Mutex<Cell<u64>>;
 
     fn new<T>(value: T) -> Self::Mutex<T> {
         critical_section::Mutex::new(RefCell::new(value))
@@ -74,6 +111,30 @@ impl RawMutex for CriticalSectionRawMutex {
 
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
         critical_section::with(|cs| f(&mut mutex.borrow_ref_mut(cs)))
+    }
+
+    fn new_word(value: u64) -> Self::Word {
+        critical_section::Mutex::new(Cell::new(value))
+    }
+
+    fn load(word: &Self::Word) -> u64 {
+        critical_section::with(|cs| word.borrow(cs).get())
+    }
+
+    fn raise(word: &Self::Word, value: u64) {
+        critical_section::with(|cs| {
+            let cell = word.borrow(cs);
+            cell.set(cell.get().max(value));
+        });
+    }
+
+    fn clear(word: &Self::Word, expected: u64) {
+        critical_section::with(|cs| {
+            let cell = word.borrow(cs);
+            if cell.get() == expected {
+                cell.set(0);
+            }
+        });
     }
 }
 
@@ -86,6 +147,28 @@ pub struct StdRawMutex;
 #[cfg(feature = "std")]
 impl RawMutex for StdRawMutex {
     type Mutex<T> = std::sync::Mutex<T>;
+    type Word = std::sync::atomic::AtomicU64;
+
+    fn new_word(value: u64) -> Self::Word {
+        std::sync::atomic::AtomicU64::new(value)
+    }
+
+    // Acquire and release: a hold published before a newcomer arrives is seen by it.
+    fn load(word: &Self::Word) -> u64 {
+        word.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn raise(word: &Self::Word, value: u64) {
+        word.fetch_max(value, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    fn clear(word: &Self::Word, expected: u64) {
+        let (ordering, on_failure) = (
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+        );
+        let _ = word.compare_exchange(expected, 0, ordering, on_failure);
+    }
 
     fn new<T>(value: T) -> Self::Mutex<T> {
         std::sync::Mutex::new(value)
@@ -107,6 +190,27 @@ pub struct LoomRawMutex;
 #[cfg(loom)]
 impl RawMutex for LoomRawMutex {
     type Mutex<T> = loom::sync::Mutex<T>;
+    type Word = loom::sync::atomic::AtomicU64;
+
+    fn new_word(value: u64) -> Self::Word {
+        loom::sync::atomic::AtomicU64::new(value)
+    }
+
+    fn load(word: &Self::Word) -> u64 {
+        word.load(loom::sync::atomic::Ordering::Acquire)
+    }
+
+    fn raise(word: &Self::Word, value: u64) {
+        word.fetch_max(value, loom::sync::atomic::Ordering::AcqRel);
+    }
+
+    fn clear(word: &Self::Word, expected: u64) {
+        let (ordering, on_failure) = (
+            loom::sync::atomic::Ordering::AcqRel,
+            loom::sync::atomic::Ordering::Acquire,
+        );
+        let _ = word.compare_exchange(expected, 0, ordering, on_failure);
+    }
 
     fn new<T>(value: T) -> Self::Mutex<T> {
         loom::sync::Mutex::new(value)

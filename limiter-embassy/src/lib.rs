@@ -59,6 +59,7 @@ impl<R> core::fmt::Debug for EmbassyRawMutex<R> {
 
 impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
     type Mutex<T> = BlockingMutex<R, RefCell<T>>;
+    type Word = BlockingMutex<R, Cell<u64>>;
 
     fn new<T>(value: T) -> Self::Mutex<T> {
         BlockingMutex::new(RefCell::new(value))
@@ -66,6 +67,26 @@ impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
 
     fn lock<T, Ret>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> Ret) -> Ret {
         mutex.lock(|cell| f(&mut cell.borrow_mut()))
+    }
+
+    fn new_word(value: u64) -> Self::Word {
+        BlockingMutex::new(Cell::new(value))
+    }
+
+    fn load(word: &Self::Word) -> u64 {
+        word.lock(Cell::get)
+    }
+
+    fn raise(word: &Self::Word, value: u64) {
+        word.lock(|cell| cell.set(cell.get().max(value)));
+    }
+
+    fn clear(word: &Self::Word, expected: u64) {
+        word.lock(|cell| {
+            if cell.get() == expected {
+                cell.set(0);
+            }
+        });
     }
 }
 
@@ -175,6 +196,7 @@ impl<C: Controller, R: EmbassyRaw, const Q: usize> Limiter<C, R, Q> {
         Limiter {
             gate: Gate::from_state(
                 BlockingMutex::new(RefCell::new(GateState::new(controller))),
+                BlockingMutex::new(Cell::new(0)),
                 EmbassyClock,
             ),
             not_before: BlockingMutex::new(Cell::new(0)),
