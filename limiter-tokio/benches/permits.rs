@@ -7,12 +7,18 @@
 //! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit held at 8: a
 //!   semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run checks that
 //!   its limit is still 8 at the end).
+//! - `window/*`: the controller's own cost per sample, without a gate or a clock: one
+//!   `MedianWindow<32>::push` into a full window, and one whole `AimdF32::on_sample` (its
+//!   window, baseline, verdict and growth) at a steady latency.
 
 use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_main};
-use limiter_core::{AimdF32, Clock, Controller, Fixed, Gate, ManualClock, StdRawMutex};
+use limiter_core::{
+    Admission, AimdF32, Clock, Controller, Fixed, Gate, Instant, ManualClock, MedianWindow,
+    Outcome, Sample, StdRawMutex,
+};
 use limiter_tokio::Limiter;
 
 const LIMIT: u32 = 8;
@@ -46,6 +52,37 @@ fn uncontended(c: &mut Criterion) {
     });
     let tokio_clock = limiter_tokio::TokioClock::new();
     g.bench_function("clock-read", |b| b.iter(|| black_box(tokio_clock.now())));
+    g.finish();
+}
+
+fn window(c: &mut Criterion) {
+    let mut g = c.benchmark_group("window");
+    // Latencies around 10 ms with a few hundred microseconds of spread, so every push moves
+    // the sorted copy; the window is full, so each push also evicts the oldest.
+    let mut window = MedianWindow::<32>::new();
+    let mut x = 0x9e37_79b9_u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        10_000 + x % 512
+    };
+    for _ in 0..32 {
+        window.push(next());
+    }
+    g.bench_function("median-window-32-push", |b| {
+        b.iter(|| window.push(black_box(next())));
+    });
+    let mut aimd = AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap();
+    let mut at = 0u64;
+    g.bench_function("aimd-f32-on-sample", |b| {
+        b.iter(|| {
+            let admitted = Admission::new(&aimd, Instant::from_micros(at), LIMIT);
+            at += 10_000;
+            let sample = Sample::new(admitted, Instant::from_micros(at), Outcome::Success);
+            black_box(aimd.on_sample(black_box(&sample)))
+        });
+    });
     g.finish();
 }
 
@@ -130,8 +167,8 @@ async fn contend<C: Controller + Send + 'static>(limiter: Limiter<C>, per_task: 
 
 mod group {
     #![allow(missing_docs)]
-    use super::{contended, cycle, uncontended};
-    criterion::criterion_group!(benches, uncontended, cycle, contended);
+    use super::{contended, cycle, uncontended, window};
+    criterion::criterion_group!(benches, uncontended, cycle, contended, window);
 }
 use group::benches;
 criterion_main!(benches);
