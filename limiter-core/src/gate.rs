@@ -45,8 +45,9 @@ impl core::fmt::Display for AtLimit {
 
 impl core::error::Error for AtLimit {}
 
-/// The waiting queue was full; the request was rejected instead of queued. This is an overload
-/// response: shed the request or report it upstream, do not spin.
+/// The waiting queue was full: the request was refused instead of queued (counted in
+/// [`Snapshot::rejected`](crate::Snapshot::rejected)). This is an overload response: turn the
+/// request away or report it upstream, do not spin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct QueueFull;

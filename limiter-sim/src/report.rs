@@ -93,7 +93,7 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
         "ok",
         "vs or",
         "refused",
-        "shed",
+        "full",
         "failed",
         "ok/s",
         "mean ms",

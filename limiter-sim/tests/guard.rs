@@ -132,7 +132,7 @@ impl Upstream for Stepped {
 }
 
 /// More callers woken towards a global ceiling than its queue holds: those turned away by it
-/// after their own gate admitted them are refusals (shed), not a crash.
+/// after their own gate admitted them are refusals (queue full), not a crash.
 #[test]
 fn a_full_global_queue_sheds_woken_callers() {
     // 60 clients of 100 callers under a ceiling of 40: one call each until the oracle's limit
@@ -141,6 +141,10 @@ fn a_full_global_queue_sheds_woken_callers() {
     let mut clients = Clients::new(vec![Load::closed(100, 20_000); 60]);
     clients.global = Some(40);
     let m = limiter_sim::engine::run(&clients, &mut Stepped, &Limiter::Oracle, 1).unwrap();
-    assert!(m.rejected >= 1_800, "{} shed", m.rejected);
+    assert!(
+        m.rejected >= 1_800,
+        "{} refused by a full queue",
+        m.rejected
+    );
     assert_eq!(m.global_peak, Some(40));
 }
