@@ -5,7 +5,8 @@
 # (release: opt-level s, LTO, one codegen unit). Flash = .text + .rodata + .data, static RAM =
 # .data + .bss, from llvm-size. Checks that the thumbv6m fixed-point image links no soft-float
 # routine, with the float image as the positive control, and that the limiter's own code has no
-# bounds, range or division panic.
+# bounds, range or division panic. Source paths (which panic locations carry) are remapped to be
+# relative to the repository, so the figures do not depend on where it is checked out.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
@@ -33,7 +34,8 @@ for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
     for variant in base gate-only fixed float; do
         features=()
         [[ $variant != base ]] && features=(--features "$variant")
-        (cd "$fw" && cargo build --quiet --release --bin footprint --target "$target" "${features[@]}")
+        (cd "$fw" && cargo build --quiet --release --bin footprint --target "$target" \
+            --config "target.$target.rustflags = ['--remap-path-prefix=$PWD/=']" "${features[@]}")
         cp "$fw/target/$target/release/footprint" "$out/$target-$variant"
     done
     sizes=$(size_of "$out/$target-base")

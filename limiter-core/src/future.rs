@@ -10,7 +10,8 @@ use crate::permit::{GateRef, Permit};
 /// Waits in the gate's FIFO queue for admission. Created by [`Gate::acquire`](crate::Gate::acquire)
 /// and [`Gate::acquire_owned`](crate::Gate::acquire_owned).
 ///
-/// Resolves to a [`Permit`], or to [`QueueFull`] on the first poll if the queue is full.
+/// Resolves to a [`Permit`], or to [`QueueFull`] on the first poll if the queue is full. Once it
+/// has resolved it is spent: polled again, it stays `Pending` (it does not panic).
 ///
 /// # Cancel safety
 ///
@@ -45,20 +46,18 @@ impl<R: GateRef> Acquire<R> {
 
 impl<R: GateRef> Acquire<R> {
     /// Polls for admission; with `honour_hold`, a newcomer is refused (not queued) while a
-    /// `Retry-After` hold is in force, and may poll again once it has passed.
-    ///
-    /// # Panics
-    ///
-    /// If polled again after it has completed.
+    /// `Retry-After` hold is in force, and may poll again once it has passed. Once it has
+    /// completed it is spent: polled again, it returns `Pending` and never wakes the task.
     pub(crate) fn poll_entry(
         &mut self,
         honour_hold: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Permit<R>, Refused>> {
         // The gate stays in place while the call runs, so a drop after a panic in it still
-        // leaves the queue.
+        // leaves the queue. Spent, it is `Pending`: a panic's message and location would cost
+        // a firmware ~100 B of flash.
         let Some(gate) = &self.gate else {
-            panic!("`Acquire` polled after completion");
+            return Poll::Pending;
         };
         let Poll::Ready(result) = gate.poll_acquire(&mut self.ticket, honour_hold, cx) else {
             return Poll::Pending;
@@ -79,9 +78,7 @@ impl<R: GateRef> Acquire<R> {
 impl<R: GateRef + Unpin> Future for Acquire<R> {
     type Output = Result<Permit<R>, QueueFull>;
 
-    /// # Panics
-    ///
-    /// If polled again after it has completed.
+    /// Once it has completed, polling again returns `Pending` and never wakes the task.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Without the hold, the only refusal is a full queue.
         self.get_mut().poll_entry(false, cx).map_err(|_| QueueFull)

@@ -512,9 +512,7 @@ where
 {
     type Output = Result<Permit<H>, QueueFull>;
 
-    /// # Panics
-    ///
-    /// If polled again after it has completed.
+    /// Once it has completed, polling again returns `Pending` and never wakes the task.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         loop {

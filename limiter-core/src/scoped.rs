@@ -142,9 +142,7 @@ pub struct AcquireScoped<K: GateRef, G: GateRef> {
 impl<K: GateRef + Unpin, G: GateRef + Unpin> Future for AcquireScoped<K, G> {
     type Output = Result<ScopedPermit<K, G>, QueueFull>;
 
-    /// # Panics
-    ///
-    /// If polled again after it has completed.
+    /// Once it has completed, polling again returns `Pending` and never wakes the task.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         if let Some(waiting) = &mut this.key {
@@ -162,10 +160,9 @@ impl<K: GateRef + Unpin, G: GateRef + Unpin> Future for AcquireScoped<K, G> {
                 .expect("the global handle waits for stage 2");
             this.waiting_global = Some(Acquire::new(global));
         }
-        let waiting = this
-            .waiting_global
-            .as_mut()
-            .expect("`AcquireScoped` polled after completion");
+        let Some(waiting) = this.waiting_global.as_mut() else {
+            return Poll::Pending; // spent
+        };
         match Pin::new(waiting).poll(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(admitted) => {

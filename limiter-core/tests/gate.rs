@@ -100,6 +100,33 @@ fn waiters_are_admitted_in_fifo_order() {
 }
 
 #[test]
+fn a_spent_future_stays_pending_and_changes_nothing() {
+    let clock = ManualClock::new();
+    let gate = fixed_gate::<2>(&clock, 2);
+    let mut admitted = Task::new(gate.acquire());
+    let permit = ready(&mut admitted);
+    let mut refused = Task::new(gate.acquire());
+    let _second = gate.try_acquire().unwrap();
+    let mut third = Task::new(gate.acquire());
+    assert!(third.poll().is_pending());
+    let mut fourth = Task::new(gate.acquire());
+    assert!(fourth.poll().is_pending());
+    assert!(matches!(refused.poll(), Poll::Ready(Err(QueueFull))));
+    // Polled again, neither the admitted nor the refused future admits, queues or counts.
+    let before = gate.snapshot();
+    assert!(admitted.poll().is_pending());
+    assert!(refused.poll().is_pending());
+    let after = gate.snapshot();
+    assert_eq!(
+        (after.in_flight, after.queued, after.rejected),
+        (before.in_flight, before.queued, before.rejected)
+    );
+    drop(permit);
+    assert_eq!(third.woken(), 1);
+    assert_eq!((admitted.woken(), refused.woken()), (0, 0));
+}
+
+#[test]
 fn a_full_queue_is_an_explicit_error() {
     let clock = ManualClock::new();
     let gate = fixed_gate::<2>(&clock, 1);
