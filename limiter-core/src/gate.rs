@@ -326,7 +326,7 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     }
 
     /// [`Gate::try_admit`], refused too while an admission hold is in force
-    /// ([`Gate::hold_admissions_until`]). The clock is read under the lock only while a hold
+    /// ([`Gate::hold_admissions_for`]). The clock is read under the lock only while a hold
     /// is set; an expired one is cleared.
     pub(crate) fn try_admit_unless_held(&self) -> Result<Admission, AtLimit> {
         self.admit(true)
@@ -401,12 +401,12 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     ) -> Poll<Result<Admission, Refused>> {
         // A newcomer with a hold in force does not join the queue: it is told until when to
         // wait.
-        if honour_hold && ticket.is_none() {
-            if let Some(until) = self.held_until() {
+        let arrived = ticket.is_none().then(|| self.clock.now());
+        if let (true, Some(now)) = (honour_hold, arrived) {
+            if let Some(until) = self.held_at(now) {
                 return Poll::Ready(Err(Refused::Held(until)));
             }
         }
-        let arrived = ticket.is_none().then(|| self.clock.now());
         let mut stale_waker = None;
         let poll = M::lock(&self.state, |s| {
             if let Some(t) = *ticket {
@@ -474,21 +474,33 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
         });
     }
 
-    /// Holds newcomers back until `until` (a `Retry-After`): [`Gate::try_admit_unless_held`]
-    /// refuses them and a [`crate::Limiter`] makes them wait. A later, shorter hold never
-    /// shortens one in force. Waiters already queued are not held.
-    pub(crate) fn hold_admissions_until(&self, until: Instant) {
+    /// Holds newcomers back, and the controller's growth, for `delay` from now (a
+    /// `Retry-After`): [`Gate::try_admit_unless_held`] refuses newcomers and a
+    /// [`crate::Limiter`] makes them wait. A later, shorter hold never shortens one in force.
+    /// Waiters already queued are not held.
+    pub(crate) fn hold_admissions_for(&self, delay: Duration) {
+        let now = self.clock.now();
+        let until = now.saturating_add(delay);
         M::raise(&self.not_before, until.as_micros());
+        self.hold_growth_between(now, until);
     }
 
     /// The end of the admission hold, if one is in force; an expired one is cleared. The clock
     /// is read only while a hold is set.
     pub(crate) fn held_until(&self) -> Option<Instant> {
+        if M::load(&self.not_before) == 0 {
+            return None;
+        }
+        self.held_at(self.clock.now())
+    }
+
+    /// [`Gate::held_until`] at `now`.
+    fn held_at(&self, now: Instant) -> Option<Instant> {
         let until = M::load(&self.not_before);
         if until == 0 {
             return None;
         }
-        if self.clock.now().as_micros() >= until {
+        if now.as_micros() >= until {
             M::clear(&self.not_before, until); // unless a longer hold was set meanwhile
             return None;
         }
@@ -498,10 +510,11 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// Holds the controller's growth for `delay` from now (a `Retry-After` hint).
     pub fn hold_growth_for(&self, delay: Duration) {
         let now = self.clock.now();
-        M::lock(&self.state, |s| {
-            s.controller
-                .hold_growth_until(now, now.saturating_add(delay));
-        });
+        self.hold_growth_between(now, now.saturating_add(delay));
+    }
+
+    fn hold_growth_between(&self, now: Instant, until: Instant) {
+        M::lock(&self.state, |s| s.controller.hold_growth_until(now, until));
     }
 
     /// Runs `f` on the controller (to reconfigure it, or to read it), then admits any waiters a

@@ -347,9 +347,7 @@ where
     /// dependency's `Retry-After`. A later, shorter hold never shortens one in force; waiters
     /// already queued are not held.
     pub fn hold_admissions_for(&self, delay: Duration) {
-        let until = self.runtime().now().saturating_add(delay);
-        self.gate.hold_admissions_until(until);
-        self.gate.hold_growth_for(delay);
+        self.gate.hold_admissions_for(delay);
     }
 
     /// Holds the limit's growth for `delay` (a `Retry-After` that should not stop admissions).

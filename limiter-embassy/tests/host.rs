@@ -14,11 +14,11 @@ fn leak<T>(value: T) -> &'static T {
 #[test]
 fn a_timed_out_wait_leaves_the_queue_and_frees_nothing_it_did_not_hold() {
     block_on(async {
-        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(1).unwrap()));
+        let limiter: &Limiter<Fixed> = leak(limiter_embassy::new(Fixed::new(1).unwrap()));
         let held = limiter.try_acquire().unwrap();
         let start = Instant::now();
         let waited = limiter
-            .acquire_with_timeout(Duration::from_millis(20))
+            .acquire_timeout(core::time::Duration::from_millis(20))
             .await;
         assert_eq!(waited.err(), Some(AcquireError::Timeout));
         assert!(start.elapsed() >= Duration::from_millis(20));
@@ -26,7 +26,7 @@ fn a_timed_out_wait_leaves_the_queue_and_frees_nothing_it_did_not_hold() {
         assert_eq!((s.in_flight, s.queued), (1, 0));
         drop(held);
         let permit = limiter
-            .acquire_with_timeout(Duration::from_millis(20))
+            .acquire_timeout(core::time::Duration::from_millis(20))
             .await
             .unwrap();
         permit.success();
@@ -37,9 +37,12 @@ fn a_timed_out_wait_leaves_the_queue_and_frees_nothing_it_did_not_hold() {
 #[test]
 fn a_timeout_too_long_for_the_clock_is_no_deadline() {
     block_on(async {
-        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(1).unwrap()));
+        let limiter: &Limiter<Fixed> = leak(limiter_embassy::new(Fixed::new(1).unwrap()));
         Timer::after(Duration::from_millis(1)).await; // now is past zero: now + MAX overflows
-        let permit = limiter.acquire_with_timeout(Duration::MAX).await.unwrap();
+        let permit = limiter
+            .acquire_timeout(core::time::Duration::MAX)
+            .await
+            .unwrap();
         permit.success();
         assert_eq!(limiter.in_flight(), 0);
     });
@@ -48,7 +51,7 @@ fn a_timeout_too_long_for_the_clock_is_no_deadline() {
 #[test]
 fn a_cancelled_run_releases_its_permit() {
     block_on(async {
-        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(2).unwrap()));
+        let limiter: &Limiter<Fixed> = leak(limiter_embassy::new(Fixed::new(2).unwrap()));
         let long = limiter.run(
             Timer::after(Duration::from_secs(10)),
             classify_fn(|(): &()| Outcome::Success),
@@ -64,7 +67,7 @@ fn a_cancelled_run_releases_its_permit() {
 fn retry_after_holds_admissions_back_until_it_has_passed() {
     block_on(async {
         let config = AimdConfig::default().initial(4);
-        let limiter: &Limiter = leak(Limiter::new(AimdFixedCompact::new(config).unwrap()));
+        let limiter: &Limiter = leak(limiter_embassy::new(AimdFixedCompact::new(config).unwrap()));
         let throttled = classify_fn(|(): &()| {
             Verdict::from(Outcome::Overload).retry_after(core::time::Duration::from_millis(30))
         });
@@ -88,7 +91,7 @@ fn retry_after_holds_admissions_back_until_it_has_passed() {
 #[test]
 fn client_errors_leave_the_limit_alone_and_overload_cuts() {
     block_on(async {
-        let limiter: &Limiter = leak(Limiter::new(
+        let limiter: &Limiter = leak(limiter_embassy::new(
             AimdFixedCompact::new(AimdConfig::default().initial(6)).unwrap(),
         ));
         for _ in 0..10 {
@@ -124,7 +127,7 @@ fn a_quota_spaces_admissions_at_its_rate() {
                 Err(_) => panic!("a valid quota"),
             },
         );
-        let limiter: &Limiter<Fixed> = leak(Limiter::new(Fixed::new(8).unwrap()));
+        let limiter: &Limiter<Fixed> = leak(limiter_embassy::new(Fixed::new(8).unwrap()));
         let start = Instant::now();
         for _ in 0..4 {
             limiter.acquire_with_quota(&QUOTA).await.unwrap().success();

@@ -42,7 +42,7 @@ impl Adapter for Embassy {
     type Handle = &'static EmbassyGate<Fixed, CriticalSectionRawMutex, QUEUE>;
 
     fn new(limit: u32) -> Self::Limiter {
-        Box::leak(Box::new(Limiter::new(Fixed::new(limit).unwrap())))
+        Box::leak(Box::new(limiter_embassy::new(Fixed::new(limit).unwrap())))
     }
 
     fn set_limit(limiter: &Self::Limiter, limit: u32) {
@@ -70,7 +70,7 @@ impl Adapter for Embassy {
     ) -> impl Future<Output = bool> + Send + 'static {
         let limiter: &'static Shared = limiter;
         async move {
-            match limiter.acquire_with_timeout(embassy(timeout)).await {
+            match limiter.acquire_timeout(timeout).await {
                 Ok(permit) => {
                     permit.success();
                     true

@@ -43,12 +43,12 @@ mod limited {
     const _: fn(Limiter) -> Shared = |limiter| limiter;
 
     #[cfg(feature = "gate-only")]
-    static LIMITER: Shared = Limiter::new(match Aimd::new(8) {
+    static LIMITER: Shared = limiter_embassy::new(match Aimd::new(8) {
         Ok(fixed) => fixed,
         Err(e) => panic!("{}", e.message()),
     });
     #[cfg(not(feature = "gate-only"))]
-    static LIMITER: Shared = Limiter::new(Aimd::new_const(AimdConfig::DEFAULT));
+    static LIMITER: Shared = limiter_embassy::new(Aimd::new_const(AimdConfig::DEFAULT));
 
     pub fn limiter() -> &'static Shared {
         &LIMITER

@@ -32,7 +32,7 @@ const PHASES: [(u64, u32); 3] = [(0, 8), (2_000, 2), (5_000, 8)];
 const END_MS: u64 = 8_000;
 
 /// Built at compile time: an invalid configuration would stop the build.
-static LIMITER: Shared = Limiter::new(Aimd::new_const(
+static LIMITER: Shared = limiter_embassy::new(Aimd::new_const(
     AimdConfig::DEFAULT.initial(4).bounds(1, 16),
 ));
 /// Calls inside the upstream, and the most ever seen there.
