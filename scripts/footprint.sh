@@ -11,6 +11,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 fw=limiter-embassy/firmware
+root=$PWD
 bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
 out=$(mktemp -d)
 budgets=()
@@ -35,7 +36,7 @@ for target in thumbv6m-none-eabi thumbv7em-none-eabihf; do
         features=()
         [[ $variant != base ]] && features=(--features "$variant")
         (cd "$fw" && cargo build --quiet --release --bin footprint --target "$target" \
-            --config "target.$target.rustflags = ['--remap-path-prefix=$PWD/=']" "${features[@]}")
+            --config "target.$target.rustflags = ['--remap-path-prefix=$root/=']" "${features[@]}")
         cp "$fw/target/$target/release/footprint" "$out/$target-$variant"
     done
     sizes=$(size_of "$out/$target-base")
