@@ -90,10 +90,11 @@ step fmt-probe cargo fmt --manifest-path probes/no-float/Cargo.toml --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step clippy-all-features cargo clippy --workspace --all-targets --all-features -- -D warnings
 step test cargo test --workspace
-# The real gate under loom, every interleaving up to 3 preemptions; one process per model, so a
-# deadlock report cannot take the other results down with it.
+# The real gate under loom, every interleaving up to 3 preemptions, with its queue inside it and
+# on the heap (`std`); one process per model, so a deadlock report cannot take the other results
+# down with it.
 step loom env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
-    cargo nextest run --release -p limiter-core -E 'binary(loom)' --no-tests=fail
+    cargo nextest run --release -p limiter-core --features std -E 'binary(loom)' --no-tests=fail
 # miri on the unit tests and the gate's tests (wakers, RefCell, Arc, threads); the controller's
 # tests are pure arithmetic that the ordinary debug run already checks for overflow.
 step miri-setup cargo +nightly miri setup

@@ -6,7 +6,8 @@ use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use limiter_core::{
-    Acquire, AimdConfig, AimdFixed, Controller, Fixed, Gate, ManualClock, NoopRawMutex, Permit,
+    Acquire, AimdConfig, AimdFixed, Controller, Fixed, Gate, HeapQueue, InlineQueue, ManualClock,
+    NoopRawMutex, Permit, Queue,
 };
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -46,15 +47,15 @@ impl Wake for Wakes {
     }
 }
 
-type G<'c, C> = Gate<NoopRawMutex, C, &'c ManualClock, Q>;
+type G<'c, C, W> = Gate<NoopRawMutex, C, &'c ManualClock, W>;
 
-struct Task<'g, 'c, C: Controller> {
+struct Task<'g, 'c, C: Controller, W: Queue> {
     id: u64,
-    future: Acquire<&'g G<'c, C>>,
+    future: Acquire<&'g G<'c, C, W>>,
     wakes: Arc<Wakes>,
 }
 
-impl<C: Controller> Task<'_, '_, C> {
+impl<C: Controller, W: Queue> Task<'_, '_, C, W> {
     fn woken(&self) -> usize {
         self.wakes.0.load(Ordering::SeqCst)
     }
@@ -85,7 +86,8 @@ impl Model {
 }
 
 /// Runs an arbitrary operation sequence against a gate with a fixed limit, then against one
-/// driven by AIMD, each in lockstep with a plain model of the protocol. After every operation: results agree with the
+/// driven by AIMD, each with its queue inside the gate and with it on the heap, each in lockstep
+/// with a plain model of the protocol. After every operation: results agree with the
 /// model, exactly the granted tasks were woken (once), in-flight equals permits plus granted
 /// tasks, nothing was admitted above the limit, and at the end no capacity has leaked.
 pub fn gate(data: &[u8]) {
@@ -94,20 +96,28 @@ pub fn gate(data: &[u8]) {
         return;
     };
     let ops: Vec<Op> = crate::sequence(u);
-    let fixed = Fixed::new(u32::from(initial % 5) + 1).expect("at least 1");
-    run(fixed, &ops, |c, limit| {
+    let fixed = || Fixed::new(u32::from(initial % 5) + 1).expect("at least 1");
+    let set_fixed = |c: &mut Fixed, limit| {
         c.set_limit(limit).expect("at least 1");
-    });
-    let aimd = AimdFixed::new(AimdConfig::default().initial(2).bounds(1, 5)).expect("valid");
-    run(aimd, &ops, |_, _| {});
+    };
+    run(fixed(), InlineQueue::<Q>::new(), &ops, set_fixed);
+    run(fixed(), HeapQueue::new(Q), &ops, set_fixed);
+    let aimd = || AimdFixed::new(AimdConfig::default().initial(2).bounds(1, 5)).expect("valid");
+    run(aimd(), InlineQueue::<Q>::new(), &ops, |_, _| {});
+    run(aimd(), HeapQueue::new(Q), &ops, |_, _| {});
 }
 
-fn run<C: Controller>(controller: C, ops: &[Op], set_limit: impl Fn(&mut C, u32)) {
+fn run<C: Controller, W: Queue>(
+    controller: C,
+    queue: W,
+    ops: &[Op],
+    set_limit: impl Fn(&mut C, u32),
+) {
     let clock = ManualClock::new();
-    let gate: G<'_, C> = Gate::new(controller, &clock);
+    let gate: G<'_, C, W> = Gate::with_queue(controller, &clock, queue);
     let mut model = Model::default();
-    let mut tasks: Vec<Task<'_, '_, C>> = Vec::new();
-    let mut permits: Vec<Permit<&G<'_, C>>> = Vec::new();
+    let mut tasks: Vec<Task<'_, '_, C, W>> = Vec::new();
+    let mut permits: Vec<Permit<&G<'_, C, W>>> = Vec::new();
     let mut next_id = 0;
 
     for &op in ops {

@@ -199,10 +199,10 @@ impl<R: GateRef> Permit<R> {
     /// use core::pin::pin;
     /// use core::task::{Context, Poll, Waker};
     /// use core::future::Future;
-    /// use limiter_core::{ErrorsAreOverload, Fixed, Gate, ManualClock, NoopRawMutex};
+    /// use limiter_core::{ErrorsAreOverload, Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     ///
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(2).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(2).unwrap(), &clock);
     /// let permit = gate.try_acquire().unwrap();
     /// let call = async { Ok::<_, ()>(42) };
     /// let mut run = pin!(permit.run(call, &ErrorsAreOverload));

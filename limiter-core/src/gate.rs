@@ -29,7 +29,7 @@ use core::time::Duration;
 use crate::controller::{Admission, Controller, Sample};
 use crate::permit::{GateRef, Permit};
 use crate::snapshot::Snapshot;
-use crate::waiters::{EntryState, Waiters, WakeList};
+use crate::waiters::{EntryState, InlineQueue, Queue, Waiters, WakeList};
 use crate::{Acquire, Clock, Instant, Outcome, RawMutex};
 
 /// The limit was reached; the request was shed without waiting.
@@ -117,27 +117,35 @@ impl Counters {
 /// and the counters. It is public only so that a gate can be built in `const` code, through
 /// [`Gate::from_state`], which a trait method such as [`RawMutex::new`] cannot do.
 #[derive(Debug)]
-pub struct GateState<C, const Q: usize> {
+pub struct GateState<C, Q> {
     controller: C,
     in_flight: u32,
     waiters: Waiters<Q>,
     counters: Counters,
 }
 
-impl<C, const Q: usize> GateState<C, Q> {
-    /// The state of a new gate whose limit `controller` decides: nothing in flight, nobody
-    /// waiting.
-    pub const fn new(controller: C) -> Self {
+impl<C, Q: Queue> GateState<C, Q> {
+    /// The state of a new gate whose limit `controller` decides, with `queue` for its waiting
+    /// requests: nothing in flight, nobody waiting.
+    pub const fn with_queue(controller: C, queue: Q) -> Self {
         GateState {
             controller,
             in_flight: 0,
-            waiters: Waiters::new(),
+            waiters: Waiters::new(queue),
             counters: Counters::ZERO,
         }
     }
 }
 
-impl<C: Controller, const Q: usize> GateState<C, Q> {
+impl<C, const N: usize> GateState<C, InlineQueue<N>> {
+    /// The state of a new gate whose limit `controller` decides, with a waiting queue of `N`
+    /// inside it: nothing in flight, nobody waiting.
+    pub const fn new(controller: C) -> Self {
+        GateState::with_queue(controller, InlineQueue::new())
+    }
+}
+
+impl<C: Controller, Q: Queue> GateState<C, Q> {
     fn has_room(&self) -> bool {
         self.in_flight < self.controller.limit()
     }
@@ -180,15 +188,17 @@ impl<C: Controller, const Q: usize> GateState<C, Q> {
 }
 
 /// An adaptive concurrency gate: admits requests while in-flight is below the controller's limit,
-/// queues up to `Q` more in FIFO order, and feeds each completed request back to the controller.
+/// queues more in FIFO order (up to its queue's bound), and feeds each completed request back to
+/// the controller.
 ///
 /// - `M` is the mutual exclusion ([`RawMutex`]): [`crate::NoopRawMutex`] on one thread,
 ///   [`crate::CriticalSectionRawMutex`] on a microcontroller, [`crate::StdRawMutex`] on a server.
 /// - `C` is the [`Controller`]: [`crate::AimdF32`], [`crate::AimdFixed`], [`crate::Fixed`]…
 /// - `T` is the [`Clock`], read when a request is admitted and when it completes.
-/// - `Q` is the capacity of the waiting queue. A waiter keeps its place from its first poll until
-///   it resumes with a permit (or is dropped), so a woken waiter that has not run yet still
-///   counts.
+/// - `Q` is the waiting [`Queue`]: [`InlineQueue<N>`](crate::InlineQueue) (`N` places inside the
+///   gate, for firmware and `const`) or `HeapQueue` (`std`: on the heap, up to a bound set at
+///   run time). A waiter keeps its place from its first poll until it resumes with a permit (or
+///   is dropped), so a woken waiter that has not run yet still counts.
 ///
 /// The gate never sleeps, spawns or allocates. Waiting is a future ([`Acquire`]) that any
 /// executor, or a hand-written poll loop, can drive.
@@ -196,10 +206,10 @@ impl<C: Controller, const Q: usize> GateState<C, Q> {
 /// # Examples
 ///
 /// ```
-/// use limiter_core::{AimdF32, Gate, ManualClock, NoopRawMutex};
+/// use limiter_core::{AimdF32, Gate, InlineQueue, ManualClock, NoopRawMutex};
 ///
 /// let clock = ManualClock::new();
-/// let gate: Gate<NoopRawMutex, _, _, 8> = Gate::new(AimdF32::new(Default::default()).unwrap(), &clock);
+/// let gate: Gate<NoopRawMutex, _, _, InlineQueue<8>> = Gate::new(AimdF32::new(Default::default()).unwrap(), &clock);
 ///
 /// let permit = gate.try_acquire().expect("below the limit");
 /// clock.advance(core::time::Duration::from_millis(5));
@@ -207,7 +217,7 @@ impl<C: Controller, const Q: usize> GateState<C, Q> {
 /// assert_eq!(gate.snapshot().admitted, 1);
 /// assert_eq!(gate.snapshot().in_flight, 0);
 /// ```
-pub struct Gate<M: RawMutex, C, T, const Q: usize> {
+pub struct Gate<M: RawMutex, C, T, Q> {
     state: M::Mutex<GateState<C, Q>>,
     /// No newcomer is admitted through a [`crate::Limiter`] before this instant, in
     /// microseconds (a `Retry-After`); 0: no hold. Outside the lock: no hold costs one load.
@@ -215,14 +225,14 @@ pub struct Gate<M: RawMutex, C, T, const Q: usize> {
     clock: T,
 }
 
-impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
+impl<M: RawMutex, C, T, Q> Gate<M, C, T, Q> {
     /// A gate around a mutex already holding its state, and the word of its `Retry-After` hold
     /// (0: none): [`Gate::new`] for `const` code, where both have to be built by their concrete
     /// types' `const` constructors.
     ///
     /// ```
     /// use core::cell::{Cell, RefCell};
-    /// use limiter_core::{Clock, Fixed, Gate, GateState, Instant, NoopRawMutex};
+    /// use limiter_core::{Clock, Fixed, Gate, GateState, InlineQueue, Instant, NoopRawMutex};
     ///
     /// struct Uptime; // a board's timer, say
     /// impl Clock for Uptime {
@@ -235,7 +245,7 @@ impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
     ///     Ok(fixed) => fixed,
     ///     Err(e) => panic!("{}", e.message()),
     /// };
-    /// let gate: Gate<NoopRawMutex, Fixed, Uptime, 8> =
+    /// let gate: Gate<NoopRawMutex, Fixed, Uptime, InlineQueue<8>> =
     ///     const { Gate::from_state(RefCell::new(GateState::new(FIXED)), Cell::new(0), Uptime) };
     /// assert_eq!(gate.snapshot().limit, 4);
     /// ```
@@ -252,10 +262,26 @@ impl<M: RawMutex, C, T, const Q: usize> Gate<M, C, T, Q> {
     }
 }
 
-impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
-    /// A gate with `controller` deciding the limit and `clock` measuring latency.
-    pub fn new(controller: C, clock: T) -> Self {
-        Gate::from_state(M::new(GateState::new(controller)), M::new_word(0), clock)
+impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
+    /// A gate with `controller` deciding the limit and `clock` measuring latency, and the
+    /// default queue (an empty [`InlineQueue`], or a `HeapQueue` of 1,024).
+    pub fn new(controller: C, clock: T) -> Self
+    where
+        Q: Default,
+    {
+        Gate::with_queue(controller, clock, Q::default())
+    }
+
+    /// A gate with `controller` deciding the limit, `clock` measuring latency, and `queue` for
+    /// the requests that wait.
+    pub fn with_queue(controller: C, clock: T, queue: Q) -> Self {
+        let state = GateState::with_queue(controller, queue);
+        Gate::from_state(M::new(state), M::new_word(0), clock)
+    }
+
+    /// The most requests that may wait.
+    pub fn queue_bound(&self) -> usize {
+        M::lock(&self.state, |s| s.waiters.slots().bound())
     }
 
     /// The clock.
@@ -294,10 +320,10 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// # Examples
     ///
     /// ```
-    /// use limiter_core::{AtLimit, Fixed, Gate, ManualClock, NoopRawMutex};
+    /// use limiter_core::{AtLimit, Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     ///
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
     /// let first = gate.try_acquire().unwrap();
     /// assert_eq!(gate.try_acquire().err(), Some(AtLimit));
     /// drop(first); // released without an outcome: counted as cancelled, limit unchanged
@@ -362,10 +388,10 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// use core::future::Future;
     /// use core::pin::pin;
     /// use core::task::{Context, Poll, Waker};
-    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     ///
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
     /// let mut cx = Context::from_waker(Waker::noop());
     ///
     /// let held = gate.try_acquire().unwrap();
@@ -526,10 +552,10 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     /// [`crate::StdRawMutex`] it deadlocks.
     ///
     /// ```
-    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     ///
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
     /// gate.with_controller(|c| c.set_limit(3)).unwrap();
     /// assert_eq!(gate.snapshot().limit, 3);
     /// ```
@@ -575,11 +601,12 @@ impl<M: RawMutex, C: Controller, T: Clock, const Q: usize> Gate<M, C, T, Q> {
     }
 }
 
-impl<M, C, T, const Q: usize> core::fmt::Debug for Gate<M, C, T, Q>
+impl<M, C, T, Q> core::fmt::Debug for Gate<M, C, T, Q>
 where
     M: RawMutex,
     C: Controller,
     T: Clock,
+    Q: Queue,
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Gate")
@@ -588,21 +615,23 @@ where
     }
 }
 
-impl<R, M, C, T, const Q: usize> crate::permit::sealed::Sealed for R
+impl<R, M, C, T, Q> crate::permit::sealed::Sealed for R
 where
     R: core::ops::Deref<Target = Gate<M, C, T, Q>>,
     M: RawMutex,
     C: Controller,
     T: Clock,
+    Q: Queue,
 {
 }
 
-impl<R, M, C, T, const Q: usize> GateRef for R
+impl<R, M, C, T, Q> GateRef for R
 where
     R: core::ops::Deref<Target = Gate<M, C, T, Q>>,
     M: RawMutex,
     C: Controller,
     T: Clock,
+    Q: Queue,
 {
     fn now(&self) -> Instant {
         self.clock.now()

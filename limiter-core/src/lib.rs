@@ -66,4 +66,7 @@ pub use scoped::{AcquireScoped, ScopedPermit, acquire_scoped, try_acquire_scoped
 #[cfg(feature = "std")]
 pub use shared::SharedQuota;
 pub use snapshot::Snapshot;
+#[cfg(feature = "std")]
+pub use waiters::HeapQueue;
+pub use waiters::{InlineQueue, Queue};
 pub use window::{MedianWindow, WindowedMin};

@@ -12,6 +12,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::gate::Refused;
+use crate::waiters::Queue;
 use crate::{
     AcquireError, AcquireScoped, AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller,
     Gate, GateRef, Instant, Permit, QueueFull, RawMutex, Runtime, ScopedPermit, Snapshot,
@@ -46,6 +47,7 @@ use crate::{
 /// use core::task::{Context, Poll, Waker};
 /// use core::time::Duration;
 /// use limiter_core::{
+///     InlineQueue,
 ///     Clock, Fixed, Gate, InPlace, Instant, Limiter, ManualClock, NoopRawMutex, Outcome, Runtime,
 ///     Verdict, classify_fn,
 /// };
@@ -65,7 +67,7 @@ use crate::{
 /// }
 ///
 /// let clock = ManualClock::new();
-/// let limiter: Limiter<InPlace<Gate<NoopRawMutex, Fixed, Manual<'_>, 4>>> =
+/// let limiter: Limiter<InPlace<Gate<NoopRawMutex, Fixed, Manual<'_>, InlineQueue<4>>>> =
 ///     Limiter::with_runtime(Fixed::new(2).unwrap(), Manual(&clock));
 ///
 /// // A call whose dependency answered "429, retry after 1 s": newcomers are held that second.
@@ -124,34 +126,52 @@ impl<H> Limiter<H> {
     }
 }
 
-impl<H, M, C, R, const Q: usize> Limiter<H>
+impl<H, M, C, R, Q: Queue> Limiter<H>
 where
     H: Deref<Target = Gate<M, C, R, Q>> + From<Gate<M, C, R, Q>>,
     M: RawMutex,
     C: Controller,
     R: Runtime,
 {
-    /// A limiter whose limit `controller` decides, on the runtime's default instance.
+    /// A limiter whose limit `controller` decides, on the runtime's default instance, with the
+    /// default queue (on `std`, a [`HeapQueue`](crate::HeapQueue) of 1,024).
     pub fn new(controller: C) -> Self
     where
         R: Default,
+        Q: Default,
     {
         Self::with_runtime(controller, R::default())
     }
 
-    /// A limiter whose limit `controller` decides, on `runtime`.
-    pub fn with_runtime(controller: C, runtime: R) -> Self {
+    /// A limiter whose limit `controller` decides, on `runtime`, with the default queue.
+    pub fn with_runtime(controller: C, runtime: R) -> Self
+    where
+        Q: Default,
+    {
         Limiter {
             gate: H::from(Gate::new(controller, runtime)),
         }
     }
+
+    /// A limiter whose limit `controller` decides, on the runtime's default instance, with
+    /// `queue` for the requests that wait: on `std`, `HeapQueue::new(bound)` lets up to `bound`
+    /// wait, and costs memory only for those that do.
+    pub fn with_queue(controller: C, queue: Q) -> Self
+    where
+        R: Default,
+    {
+        Limiter {
+            gate: H::from(Gate::with_queue(controller, R::default(), queue)),
+        }
+    }
 }
 
-impl<H, M, R, const Q: usize> Limiter<H>
+impl<H, M, R, Q: Queue> Limiter<H>
 where
     H: Deref<Target = Gate<M, AimdF32, R, Q>> + From<Gate<M, AimdF32, R, Q>>,
     M: RawMutex,
     R: Runtime + Default,
+    Q: Default,
 {
     /// A limiter run by AIMD (in `f32`, [`AimdF32`]) with `config`, validated.
     pub fn aimd(config: AimdConfig) -> Result<Self, ConfigError> {
@@ -159,7 +179,7 @@ where
     }
 }
 
-impl<H, M, C, R, const Q: usize> Limiter<H>
+impl<H, M, C, R, Q: Queue> Limiter<H>
 where
     H: Deref<Target = Gate<M, C, R, Q>>,
     M: RawMutex,
@@ -171,6 +191,7 @@ where
     where
         M: 'a,
         C: 'a,
+        Q: 'a,
     {
         self.gate.clock()
     }
@@ -220,6 +241,7 @@ where
         M: 'a,
         C: 'a,
         R: 'a,
+        Q: 'a,
     {
         let mut admit = pin!(self.acquire());
         let mut expired = pin!(self.runtime().sleep_until(deadline));
@@ -244,6 +266,7 @@ where
         M: 'a,
         C: 'a,
         R: 'a,
+        Q: 'a,
     {
         let deadline = self.runtime().now().saturating_add(timeout);
         self.acquire_until(deadline).await
@@ -261,6 +284,7 @@ where
         M: 'a,
         C: 'a,
         R: 'a,
+        Q: 'a,
     {
         let mut permit = self.acquire().await?;
         ready.await;
@@ -279,6 +303,7 @@ where
         M: 'a,
         C: 'a,
         R: 'a,
+        Q: 'a,
     {
         self.acquire_then(quota.ready()).await
     }
@@ -296,9 +321,9 @@ where
         let output = call.await;
         let verdict = classify.classify(&output);
         if let Some(delay) = verdict.retry_after {
-            self.hold_admissions_for(delay);
+            self.hold_admissions_for(delay); // and growth: not `record_verdict`, which would again
         }
-        permit.record_verdict(verdict);
+        permit.record(verdict.outcome);
         Ok(output)
     }
 
@@ -306,7 +331,7 @@ where
     /// of this limiter (the key's), then for one of `global` (the ceiling over all keys). A
     /// request waiting on a congested key holds no global permit; the order is fixed, so it
     /// cannot deadlock; the outcome feeds this limiter only. See [`acquire_scoped`].
-    pub async fn acquire_within<'a, H2, C2, const Q2: usize>(
+    pub async fn acquire_within<'a, H2, C2, Q2>(
         &'a self,
         global: &'a Limiter<H2>,
     ) -> Result<ScopedPermit<&'a Gate<M, C, R, Q>, &'a Gate<M, C2, R, Q2>>, QueueFull>
@@ -315,14 +340,16 @@ where
         M: 'a,
         C: 'a,
         C2: Controller + 'a,
+        Q2: Queue + 'a,
         R: 'a,
+        Q: 'a,
     {
         self.wait_out_hold().await;
         acquire_scoped(&*self.gate, &*global.gate).await
     }
 
     /// [`Limiter::acquire_within`], with permits that keep handles to both limiters.
-    pub fn acquire_within_owned<H2, C2, const Q2: usize>(
+    pub fn acquire_within_owned<H2, C2, Q2: Queue>(
         &self,
         global: &Limiter<H2>,
     ) -> impl Future<Output = Result<ScopedPermit<H, H2>, QueueFull>> + use<H, H2, M, C, C2, R, Q, Q2>
@@ -392,6 +419,7 @@ where
         M: 'a,
         C: 'a,
         R: 'a,
+        Q: 'a,
     {
         report_every(&*self.gate, period, hook)
     }
@@ -414,7 +442,7 @@ where
 }
 
 /// Calls `hook` with `gate`'s snapshot now and every `period` after (see [`Limiter::report`]).
-async fn report_every<M, C, R, const Q: usize>(
+async fn report_every<M, C, R, Q: Queue>(
     gate: &Gate<M, C, R, Q>,
     period: Duration,
     mut hook: impl FnMut(Snapshot),
@@ -439,7 +467,7 @@ async fn report_every<M, C, R, const Q: usize>(
 }
 
 /// Sleeps until `gate`'s admission hold has passed (at once if there is none).
-async fn wait_out_hold<M, C, R, const Q: usize>(gate: &Gate<M, C, R, Q>)
+async fn wait_out_hold<M, C, R, Q: Queue>(gate: &Gate<M, C, R, Q>)
 where
     M: RawMutex,
     C: Controller,
@@ -450,7 +478,7 @@ where
     }
 }
 
-impl<H, M, C, R, const Q: usize> core::fmt::Debug for Limiter<H>
+impl<H, M, C, R, Q: Queue> core::fmt::Debug for Limiter<H>
 where
     H: Deref<Target = Gate<M, C, R, Q>>,
     M: RawMutex,
@@ -501,7 +529,7 @@ impl<H: GateRef, S> Admit<H, S> {
     }
 }
 
-impl<H, M, C, R, const Q: usize> Future for Admit<H, R::Sleep>
+impl<H, M, C, R, Q: Queue> Future for Admit<H, R::Sleep>
 where
     H: Deref<Target = Gate<M, C, R, Q>> + Unpin,
     M: RawMutex,

@@ -48,10 +48,10 @@ pub trait GateRef: sealed::Sealed {
 /// # Examples
 ///
 /// ```
-/// use limiter_core::{Cause, Fixed, Gate, HttpClassifier, ManualClock, NoopRawMutex};
+/// use limiter_core::{Cause, Fixed, Gate, HttpClassifier, InlineQueue, ManualClock, NoopRawMutex};
 ///
 /// let clock = ManualClock::new();
-/// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(2).unwrap(), &clock);
+/// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(2).unwrap(), &clock);
 ///
 /// let permit = gate.try_acquire().unwrap();
 /// permit.record(HttpClassifier::new().outcome(503)); // congestion
@@ -103,10 +103,10 @@ impl<R: GateRef> Permit<R> {
     ///
     /// ```
     /// use core::time::Duration;
-    /// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     ///
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(2).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(2).unwrap(), &clock);
     /// let mut permit = gate.try_acquire().unwrap();
     /// clock.advance(Duration::from_millis(300)); // waiting for something else
     /// permit.start_now();

@@ -19,6 +19,7 @@ impl core::fmt::Display for RegistryFull {
 
 impl core::error::Error for RegistryFull {}
 
+use crate::waiters::Queue;
 use crate::{Clock, Controller, Gate, RawMutex};
 
 /// Up to `N` keys, each with its own [`Gate`], in fixed storage: no allocation, no eviction.
@@ -28,10 +29,10 @@ use crate::{Clock, Controller, Gate, RawMutex};
 /// compared with `==`, in a linear scan (`N` is small on the devices this is for).
 ///
 /// ```
-/// use limiter_core::{Fixed, ManualClock, NoopRawMutex, Registry, RegistryFull};
+/// use limiter_core::{Fixed, InlineQueue, ManualClock, NoopRawMutex, Registry, RegistryFull};
 ///
 /// let clock = ManualClock::new();
-/// let registry: Registry<NoopRawMutex, &str, _, _, 4, 2> =
+/// let registry: Registry<NoopRawMutex, &str, _, _, InlineQueue<4>, 2> =
 ///     Registry::new(|| Fixed::new(2).unwrap(), &clock);
 ///
 /// let a = registry.gate("account-a").unwrap();
@@ -40,20 +41,23 @@ use crate::{Clock, Controller, Gate, RawMutex};
 /// assert_eq!(registry.gate("account-b").unwrap().in_flight(), 0); // its own gate
 /// assert_eq!(registry.gate("account-c").err(), Some(RegistryFull));
 /// ```
-pub struct Registry<M: RawMutex, K, C, T, const Q: usize, const N: usize> {
+pub struct Registry<M: RawMutex, K, C, T, Q: Queue, const N: usize> {
     keys: M::Mutex<[Option<K>; N]>,
     gates: [Gate<M, C, T, Q>; N],
 }
 
-impl<M, K, C, T, const Q: usize, const N: usize> Registry<M, K, C, T, Q, N>
+impl<M, K, C, T, Q: Queue, const N: usize> Registry<M, K, C, T, Q, N>
 where
     M: RawMutex,
     K: PartialEq,
     C: Controller,
     T: Clock + Clone,
 {
-    /// `N` gates, each with a controller from `make` and a copy of `clock`.
-    pub fn new(mut make: impl FnMut() -> C, clock: T) -> Self {
+    /// `N` gates, each with a controller from `make`, a copy of `clock` and an empty queue.
+    pub fn new(mut make: impl FnMut() -> C, clock: T) -> Self
+    where
+        Q: Default,
+    {
         Registry {
             keys: M::new([const { None }; N]),
             gates: core::array::from_fn(|_| Gate::new(make(), clock.clone())),
@@ -96,7 +100,7 @@ where
 }
 
 /// The bound keys and their capacity; each gate's state is its own `Debug`.
-impl<M, K, C, T, const Q: usize, const N: usize> core::fmt::Debug for Registry<M, K, C, T, Q, N>
+impl<M, K, C, T, Q: Queue, const N: usize> core::fmt::Debug for Registry<M, K, C, T, Q, N>
 where
     M: RawMutex,
 {
@@ -122,10 +126,13 @@ mod keyed {
     use std::sync::{Arc, Mutex, PoisonError};
 
     use super::RegistryFull;
-    use crate::{Clock, Controller, Gate, Instant, StdRawMutex};
+    use crate::{Clock, Controller, Gate, HeapQueue, Instant, StdRawMutex};
 
-    struct Entry<C, T, const Q: usize> {
-        gate: Arc<Gate<StdRawMutex, C, T, Q>>,
+    /// The gate a [`KeyedGates`] keeps per key.
+    type KeyGate<C, T> = Gate<StdRawMutex, C, T, HeapQueue>;
+
+    struct Entry<C, T> {
+        gate: Arc<KeyGate<C, T>>,
         last_used: Instant,
     }
 
@@ -137,10 +144,13 @@ mod keyed {
     /// refused with [`RegistryFull`]. An evicted key that comes back starts again from the
     /// controller `make` builds for it: the conservative initial limit.
     ///
+    /// Each gate's waiting queue is a [`HeapQueue`]: an idle key costs its gate and no waiting
+    /// slots, whatever the bound ([`KeyedGates::with_queue_bound`]; 1,024 by default).
+    ///
     /// ```
     /// use limiter_core::{Fixed, KeyedGates, StdClock};
     ///
-    /// let gates = KeyedGates::<_, _, _, 8>::new(2, |_key: &&str| Fixed::new(4).unwrap(), StdClock::new());
+    /// let gates = KeyedGates::new(2, |_key: &&str| Fixed::new(4).unwrap(), StdClock::new());
     /// let a = gates.gate("a").unwrap();
     /// let held = a.try_acquire().unwrap();
     /// drop(gates.gate("b").unwrap()); // idle, no handle kept: evictable
@@ -149,14 +159,15 @@ mod keyed {
     /// held.success();
     /// # drop((a, c));
     /// ```
-    pub struct KeyedGates<K, C, T, const Q: usize> {
-        entries: Mutex<HashMap<K, Entry<C, T, Q>>>,
+    pub struct KeyedGates<K, C, T> {
+        entries: Mutex<HashMap<K, Entry<C, T>>>,
         capacity: usize,
+        queue_bound: usize,
         make: Box<dyn Fn(&K) -> C + Send + Sync>,
         clock: T,
     }
 
-    impl<K, C, T, const Q: usize> KeyedGates<K, C, T, Q>
+    impl<K, C, T> KeyedGates<K, C, T>
     where
         K: Eq + Hash + Clone,
         C: Controller,
@@ -171,14 +182,22 @@ mod keyed {
             KeyedGates {
                 entries: Mutex::new(HashMap::new()),
                 capacity: capacity.max(1),
+                queue_bound: HeapQueue::DEFAULT_BOUND,
                 make: Box::new(make),
                 clock,
             }
         }
 
+        /// At most `bound` requests wait at each key's gate (gates created from now on).
+        #[must_use]
+        pub fn with_queue_bound(mut self, bound: usize) -> Self {
+            self.queue_bound = bound;
+            self
+        }
+
         /// The gate of `key`, created (after evicting the least recently used idle key, at
         /// capacity) if it has none.
-        pub fn gate(&self, key: K) -> Result<Arc<Gate<StdRawMutex, C, T, Q>>, RegistryFull> {
+        pub fn gate(&self, key: K) -> Result<Arc<KeyGate<C, T>>, RegistryFull> {
             let now = self.clock.now();
             let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(entry) = entries.get_mut(&key) {
@@ -194,7 +213,12 @@ mod keyed {
                     .ok_or(RegistryFull)?;
                 entries.remove(&victim);
             }
-            let gate = Arc::new(Gate::new((self.make)(&key), self.clock.clone()));
+            let queue = HeapQueue::new(self.queue_bound);
+            let gate = Arc::new(Gate::with_queue(
+                (self.make)(&key),
+                self.clock.clone(),
+                queue,
+            ));
             entries.insert(
                 key,
                 Entry {
@@ -236,7 +260,7 @@ mod keyed {
     }
 
     /// How many keys have a gate, and the bound on them.
-    impl<K, C, T, const Q: usize> core::fmt::Debug for KeyedGates<K, C, T, Q> {
+    impl<K, C, T> core::fmt::Debug for KeyedGates<K, C, T> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             let keys = self
                 .entries
@@ -251,9 +275,7 @@ mod keyed {
     }
 
     /// Nothing in flight, nobody queued, and no handle outside the registry.
-    fn is_idle<C: Controller, T: Clock, const Q: usize>(
-        gate: &Arc<Gate<StdRawMutex, C, T, Q>>,
-    ) -> bool {
+    fn is_idle<C: Controller, T: Clock>(gate: &Arc<KeyGate<C, T>>) -> bool {
         if Arc::strong_count(gate) > 1 {
             return false;
         }

@@ -91,11 +91,11 @@ impl<K: GateRef, G: GateRef> core::fmt::Debug for ScopedPermit<K, G> {
 /// use core::future::Future;
 /// use core::pin::pin;
 /// use core::task::{Context, Poll, Waker};
-/// use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex, acquire_scoped};
+/// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex, acquire_scoped};
 ///
 /// let clock = ManualClock::new();
-/// let global: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(8).unwrap(), &clock);
-/// let account_a: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+/// let global: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(8).unwrap(), &clock);
+/// let account_a: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
 ///
 /// let mut cx = Context::from_waker(Waker::noop());
 /// let Poll::Ready(Ok(first)) = pin!(acquire_scoped(&account_a, &global)).poll(&mut cx) else {
@@ -201,12 +201,14 @@ impl<K: GateRef, G: GateRef> core::fmt::Debug for AcquireScoped<K, G> {
 /// as cancelled by the key's gate) and the request is shed.
 ///
 /// ```
-/// use limiter_core::{AtLimit, Fixed, Gate, ManualClock, NoopRawMutex, try_acquire_scoped};
+/// use limiter_core::{
+///     AtLimit, Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex, try_acquire_scoped,
+/// };
 ///
 /// let clock = ManualClock::new();
-/// let global: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
-/// let a: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(4).unwrap(), &clock);
-/// let b: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(4).unwrap(), &clock);
+/// let global: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
+/// let a: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(4).unwrap(), &clock);
+/// let b: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(4).unwrap(), &clock);
 ///
 /// let held = try_acquire_scoped(&a, &global).unwrap();
 /// assert_eq!(try_acquire_scoped(&b, &global).err(), Some(AtLimit)); // the ceiling is reached
@@ -228,13 +230,15 @@ mod tests {
     use core::time::Duration;
 
     use super::*;
-    use crate::{Fixed, Gate, ManualClock, NoopRawMutex};
+    use crate::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
 
     #[test]
     fn the_wait_for_the_global_gate_is_not_the_keys_latency() {
         let clock = ManualClock::new();
-        let global: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
-        let key: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(4).unwrap(), &clock);
+        let global: Gate<NoopRawMutex, _, _, InlineQueue<4>> =
+            Gate::new(Fixed::new(1).unwrap(), &clock);
+        let key: Gate<NoopRawMutex, _, _, InlineQueue<4>> =
+            Gate::new(Fixed::new(4).unwrap(), &clock);
         let held = global.try_acquire().unwrap();
         let mut cx = Context::from_waker(core::task::Waker::noop());
         let mut waiting = core::pin::pin!(acquire_scoped(&key, &global));

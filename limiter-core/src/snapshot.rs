@@ -50,9 +50,9 @@ impl Snapshot {
     /// In-flight per thousand of the limit (above 1000 just after a cut).
     ///
     /// ```
-    /// # use limiter_core::{Fixed, Gate, ManualClock, NoopRawMutex};
+    /// # use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
     /// let clock = ManualClock::new();
-    /// let gate: Gate<NoopRawMutex, _, _, 1> = Gate::new(Fixed::new(4).unwrap(), &clock);
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<1>> = Gate::new(Fixed::new(4).unwrap(), &clock);
     /// let _p = gate.try_acquire().unwrap();
     /// assert_eq!(gate.snapshot().utilisation_permille(), 250);
     /// ```

@@ -7,10 +7,11 @@
 //! entry whose future is dropped before claiming gives its capacity back, which grants the next
 //! waiter: a cancelled waiter passes its turn on.
 //!
-//! Entries are kept in arrival order in a fixed ring. Because the gate always grants the oldest
-//! waiting entry, granted entries form a prefix of the ring and waiting ones the rest: granting
-//! and claiming the head are O(1), finding a ticket is a binary search (tickets grow along the
-//! ring), and only a cancellation from the middle shifts entries (O(Q)).
+//! Entries are kept in arrival order, in a fixed ring ([`InlineQueue`]) or on the heap
+//! ([`HeapQueue`], `std`). Because the gate always grants the oldest waiting entry, granted
+//! entries form a prefix of the queue and waiting ones the rest: granting and claiming the head
+//! are O(1), finding a ticket is a binary search (tickets grow along the queue), and only a
+//! cancellation from the middle shifts entries (O(len)).
 
 use core::task::Waker;
 
@@ -23,7 +24,7 @@ pub(crate) const WAKE_BATCH: usize = if cfg!(loom) { 1 } else { 8 };
 
 /// Queues of up to this many entries find a ticket by scanning: at that size as quick as a binary
 /// search, and less code on a microcontroller. Larger queues (the std adapters' 1,024) search.
-/// The choice is made at compile time, from `Q`.
+/// For an [`InlineQueue`] the choice is made at compile time, from `N`.
 const LINEAR_SEARCH_UP_TO: usize = 32;
 
 #[derive(Debug)]
@@ -32,8 +33,9 @@ pub(crate) enum EntryState {
     Granted,
 }
 
+/// One waiting (or granted, unclaimed) request.
 #[derive(Debug)]
-pub(crate) struct Entry {
+pub struct Entry {
     ticket: u64,
     enqueued_at: Instant,
     pub(crate) state: EntryState,
@@ -58,68 +60,258 @@ impl Entry {
     }
 }
 
-/// The queue. Invariants, whenever no method is running:
-/// - the logical slots `0..len` (physical `(head + i) % Q`) hold entries; the others hold no
-///   waker, and what else they hold is never read;
-/// - tickets strictly increase from slot 0 to slot `len - 1`;
-/// - the first `len - waiting` entries are granted, the last `waiting` are waiting.
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// Where a [`Gate`](crate::Gate) keeps its waiting requests, in arrival order:
+/// [`InlineQueue`], a fixed ring inside the gate (no allocation, `const`, for firmware), or
+/// [`HeapQueue`] (`std`), on the heap, growing on demand up to a bound set at run time.
+///
+/// Sealed. Its methods are the gate's internal protocol: logical slots `0..len`, oldest first.
+pub trait Queue: sealed::Sealed {
+    /// The most entries the queue takes.
+    fn bound(&self) -> usize;
+    /// Entries held now.
+    fn len(&self) -> usize;
+    /// Whether no entry is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    #[doc(hidden)]
+    /// Whether a ticket is found by scanning (small queues) rather than by binary search.
+    fn scans(&self) -> bool;
+    #[doc(hidden)]
+    /// The entry at logical slot `i < len`.
+    fn at(&self, i: usize) -> &Entry;
+    #[doc(hidden)]
+    /// The entry at logical slot `i < len`.
+    fn at_mut(&mut self, i: usize) -> &mut Entry;
+    #[doc(hidden)]
+    /// Appends `entry`; the caller checked `len < bound`.
+    fn push_back(&mut self, entry: Entry);
+    #[doc(hidden)]
+    /// Removes the entry at logical slot `i < len`, keeping the others in order.
+    fn remove(&mut self, i: usize) -> Entry;
+}
+
+/// A waiting queue of at most `N` requests, kept inside the gate in a fixed ring: no allocation,
+/// built in `const` code, so a gate with it can be a `static`.
+///
+/// ```
+/// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex, Queue};
+///
+/// let clock = ManualClock::new();
+/// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
+/// assert_eq!(InlineQueue::<4>::new().bound(), 4);
+/// # let _ = gate;
+/// ```
 #[derive(Debug)]
-pub(crate) struct Waiters<const Q: usize> {
-    entries: [Entry; Q],
+pub struct InlineQueue<const N: usize> {
+    entries: [Entry; N],
     head: usize,
     len: usize,
+}
+
+impl<const N: usize> InlineQueue<N> {
+    /// An empty queue.
+    pub const fn new() -> Self {
+        InlineQueue {
+            entries: [const { Entry::VACANT }; N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// The physical index of logical slot `i` (only called with `N > 0`).
+    const fn slot(&self, i: usize) -> usize {
+        (self.head + i) % N
+    }
+}
+
+impl<const N: usize> Default for InlineQueue<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> sealed::Sealed for InlineQueue<N> {}
+
+impl<const N: usize> Queue for InlineQueue<N> {
+    fn bound(&self) -> usize {
+        N
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn scans(&self) -> bool {
+        N <= LINEAR_SEARCH_UP_TO
+    }
+
+    fn at(&self, i: usize) -> &Entry {
+        &self.entries[self.slot(i)]
+    }
+
+    fn at_mut(&mut self, i: usize) -> &mut Entry {
+        let slot = self.slot(i);
+        &mut self.entries[slot]
+    }
+
+    fn push_back(&mut self, entry: Entry) {
+        let slot = self.slot(self.len);
+        self.entries[slot] = entry;
+        self.len += 1;
+    }
+
+    fn remove(&mut self, i: usize) -> Entry {
+        let entry = self.at_mut(i).take();
+        if i == 0 {
+            self.head = (self.head + 1) % N;
+        } else {
+            for at in i..self.len - 1 {
+                let (to, from) = (self.slot(at), self.slot(at + 1));
+                self.entries[to] = self.entries[from].take();
+            }
+        }
+        self.len -= 1;
+        entry
+    }
+}
+
+/// A waiting queue on the heap (`std`): it takes memory only for the requests that wait, up to
+/// `bound`, and gives a large buffer back once it empties. An idle gate costs a few words
+/// whatever its bound, so a bound of a million, or ten thousand keyed gates, cost nothing until
+/// requests queue.
+///
+/// ```
+/// use limiter_core::{HeapQueue, Queue};
+///
+/// assert_eq!(HeapQueue::default().bound(), HeapQueue::DEFAULT_BOUND);
+/// assert_eq!(HeapQueue::new(1_000_000).bound(), 1_000_000);
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct HeapQueue {
+    entries: std::collections::VecDeque<Entry>,
+    bound: usize,
+}
+
+#[cfg(feature = "std")]
+impl HeapQueue {
+    /// The bound of [`HeapQueue::default`]: 1,024 waiting requests.
+    pub const DEFAULT_BOUND: usize = 1_024;
+
+    /// Once empty, a buffer with room for more than this many entries is given back.
+    const KEPT_WHEN_EMPTY: usize = 32;
+
+    /// An empty queue that takes at most `bound` waiting requests (0: none wait; every
+    /// `acquire` that cannot be admitted at once is refused).
+    pub const fn new(bound: usize) -> Self {
+        HeapQueue {
+            entries: std::collections::VecDeque::new(),
+            bound,
+        }
+    }
+
+    /// Room reserved now (grows on demand, up to the bound).
+    pub fn capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+}
+
+#[cfg(feature = "std")]
+impl Default for HeapQueue {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_BOUND)
+    }
+}
+
+#[cfg(feature = "std")]
+impl sealed::Sealed for HeapQueue {}
+
+#[cfg(feature = "std")]
+impl Queue for HeapQueue {
+    fn bound(&self) -> usize {
+        self.bound
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn scans(&self) -> bool {
+        self.entries.len() <= LINEAR_SEARCH_UP_TO
+    }
+
+    fn at(&self, i: usize) -> &Entry {
+        &self.entries[i]
+    }
+
+    fn at_mut(&mut self, i: usize) -> &mut Entry {
+        &mut self.entries[i]
+    }
+
+    fn push_back(&mut self, entry: Entry) {
+        self.entries.push_back(entry);
+    }
+
+    fn remove(&mut self, i: usize) -> Entry {
+        let entry = self.entries.remove(i).unwrap_or(Entry::VACANT);
+        if self.entries.is_empty() && self.entries.capacity() > Self::KEPT_WHEN_EMPTY {
+            self.entries = std::collections::VecDeque::new();
+        }
+        entry
+    }
+}
+
+/// The queue's bookkeeping over its storage `S`. Invariants, whenever no method is running:
+/// - tickets strictly increase from slot 0 to slot `len - 1`;
+/// - the first `len - waiting` entries are granted, the last `waiting` are waiting;
+/// - `len <= bound`.
+#[derive(Debug)]
+pub(crate) struct Waiters<S> {
+    slots: S,
     waiting: usize,
     next_ticket: u64,
 }
 
-impl<const Q: usize> Waiters<Q> {
-    pub(crate) const fn new() -> Self {
+impl<S: Queue> Waiters<S> {
+    pub(crate) const fn new(slots: S) -> Self {
         Waiters {
-            entries: [const { Entry::VACANT }; Q],
-            head: 0,
-            len: 0,
+            slots,
             waiting: 0,
             next_ticket: 0,
         }
     }
 
-    /// The physical index of logical slot `i` (only called with `Q > 0`).
-    const fn slot(&self, i: usize) -> usize {
-        (self.head + i) % Q
-    }
-
-    /// The entry at logical slot `i` (`i < len`).
-    fn at(&self, i: usize) -> &Entry {
-        &self.entries[self.slot(i)]
-    }
-
     /// Appends a waiting entry; `None` if the queue is full.
     pub(crate) fn push(&mut self, now: Instant, waker: Waker) -> Option<u64> {
-        if self.len == Q {
+        if self.slots.len() >= self.slots.bound() {
             return None;
         }
         let ticket = self.next_ticket;
         self.next_ticket = self.next_ticket.wrapping_add(1);
-        let slot = self.slot(self.len);
-        self.entries[slot] = Entry {
+        self.slots.push_back(Entry {
             ticket,
             enqueued_at: now,
             state: EntryState::Waiting(waker),
-        };
-        self.len += 1;
+        });
         self.waiting += 1;
         Some(ticket)
     }
 
     /// The logical slot holding `ticket`.
     fn position(&self, ticket: u64) -> Option<usize> {
-        if Q <= LINEAR_SEARCH_UP_TO {
-            return (0..self.len).find(|&i| self.at(i).ticket == ticket);
+        let len = self.slots.len();
+        if self.slots.scans() {
+            return (0..len).find(|&i| self.slots.at(i).ticket == ticket);
         }
-        let (mut lo, mut hi) = (0, self.len);
+        let (mut lo, mut hi) = (0, len);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let here = self.at(mid).ticket;
+            let here = self.slots.at(mid).ticket;
             match here.cmp(&ticket) {
                 core::cmp::Ordering::Equal => return Some(mid),
                 core::cmp::Ordering::Less => lo = mid + 1,
@@ -131,23 +323,13 @@ impl<const Q: usize> Waiters<Q> {
 
     pub(crate) fn get_mut(&mut self, ticket: u64) -> Option<&mut Entry> {
         let at = self.position(ticket)?;
-        let slot = self.slot(at);
-        Some(&mut self.entries[slot])
+        Some(self.slots.at_mut(at))
     }
 
     /// Removes the entry for `ticket`, keeping the others in order.
     pub(crate) fn remove(&mut self, ticket: u64) -> Option<Entry> {
         let at = self.position(ticket)?;
-        let entry = self.entries[self.slot(at)].take();
-        if at == 0 {
-            self.head = (self.head + 1) % Q;
-        } else {
-            for i in at..self.len - 1 {
-                let (to, from) = (self.slot(i), self.slot(i + 1));
-                self.entries[to] = self.entries[from].take();
-            }
-        }
-        self.len -= 1;
+        let entry = self.slots.remove(at);
         if matches!(entry.state, EntryState::Waiting(_)) {
             self.waiting -= 1;
         }
@@ -156,20 +338,18 @@ impl<const Q: usize> Waiters<Q> {
 
     /// The logical slot of the oldest waiting entry, if any waits.
     fn first_waiting(&self) -> Option<usize> {
-        (self.waiting > 0).then(|| self.len - self.waiting)
+        (self.waiting > 0).then(|| self.slots.len() - self.waiting)
     }
 
     /// Grants the oldest waiting entry; returns its waker.
     pub(crate) fn grant_next(&mut self) -> Option<Waker> {
-        let slot = self.slot(self.first_waiting()?);
-        let entry = &mut self.entries[slot];
-        match core::mem::replace(&mut entry.state, EntryState::Granted) {
-            EntryState::Waiting(waker) => {
-                self.waiting -= 1;
-                Some(waker)
-            }
-            EntryState::Granted => None,
-        }
+        let at = self.first_waiting()?;
+        let state = &mut self.slots.at_mut(at).state;
+        let EntryState::Waiting(waker) = core::mem::replace(state, EntryState::Granted) else {
+            return None;
+        };
+        self.waiting -= 1;
+        Some(waker)
     }
 
     /// How many entries still wait for capacity (granted but unclaimed ones excluded).
@@ -179,7 +359,12 @@ impl<const Q: usize> Waiters<Q> {
 
     /// When the oldest still-waiting entry was queued.
     pub(crate) fn oldest_waiting_since(&self) -> Option<Instant> {
-        Some(self.at(self.first_waiting()?).enqueued_at)
+        Some(self.slots.at(self.first_waiting()?).enqueued_at)
+    }
+
+    /// The storage.
+    pub(crate) fn slots(&self) -> &S {
+        &self.slots
     }
 }
 
@@ -230,20 +415,19 @@ impl Drop for WakeList {
 mod tests {
     use super::*;
 
-    fn push(q: &mut Waiters<3>, at: u64) -> Option<u64> {
+    fn push<S: Queue>(q: &mut Waiters<S>, at: u64) -> Option<u64> {
         q.push(Instant::from_micros(at), Waker::noop().clone())
     }
 
-    #[test]
-    fn the_ring_keeps_order_across_wrap_around_and_removal_from_the_middle() {
-        let mut q = Waiters::<3>::new();
+    fn keeps_order_across_wrap_around_and_removal_from_the_middle<S: Queue>(slots: S) {
+        let mut q = Waiters::new(slots);
         let [first, b, c] = [0, 1, 2].map(|t| push(&mut q, t).unwrap());
         assert_eq!(push(&mut q, 9), None, "full");
         assert!(q.grant_next().is_some()); // first
         assert!(q.remove(first).is_some());
-        let d = push(&mut q, 3).unwrap(); // wraps to the first physical slot
+        let d = push(&mut q, 3).unwrap(); // an inline ring wraps to its first physical slot
         assert!(q.remove(c).is_some()); // from the middle: d moves up
-        assert_eq!((q.len, q.waiting()), (2, 2));
+        assert_eq!((q.slots().len(), q.waiting()), (2, 2));
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(1)));
         assert!(q.grant_next().is_some()); // b
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(3)));
@@ -256,13 +440,25 @@ mod tests {
         assert!(q.grant_next().is_some()); // d
         assert!(q.grant_next().is_none());
         assert!(q.remove(d).is_some() && q.remove(b).is_some());
-        assert_eq!((q.len, q.waiting(), q.oldest_waiting_since()), (0, 0, None));
+        let empty = (q.slots().len(), q.waiting(), q.oldest_waiting_since());
+        assert_eq!(empty, (0, 0, None));
     }
 
-    /// Random pushes, grants and removals (from anywhere) against a plain list, on a queue that
-    /// scans and on one that searches.
-    fn matches_a_list<const Q: usize>(seed: u64) {
-        let mut q = Waiters::<Q>::new();
+    #[test]
+    fn the_ring_keeps_order_across_wrap_around_and_removal_from_the_middle() {
+        keeps_order_across_wrap_around_and_removal_from_the_middle(InlineQueue::<3>::new());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn the_heap_queue_keeps_order_across_removal_from_the_middle() {
+        keeps_order_across_wrap_around_and_removal_from_the_middle(HeapQueue::new(3));
+    }
+
+    /// Random pushes, grants and removals (from anywhere) against a plain list.
+    fn matches_a_list<S: Queue>(slots: S, seed: u64) {
+        let bound = slots.bound();
+        let mut q = Waiters::new(slots);
         let mut list: std::vec::Vec<(u64, bool)> = std::vec::Vec::new(); // (ticket, granted)
         let mut rng = seed;
         for step in 0..if cfg!(miri) { 150 } else { 4_000u64 } {
@@ -272,7 +468,7 @@ mod tests {
             match rng % 4 {
                 0 | 1 => match q.push(Instant::from_micros(step), Waker::noop().clone()) {
                     Some(ticket) => list.push((ticket, false)),
-                    None => assert_eq!(list.len(), Q, "refused below capacity"),
+                    None => assert_eq!(list.len(), bound, "refused below capacity"),
                 },
                 2 => {
                     let next = list.iter_mut().find(|(_, granted)| !granted);
@@ -289,7 +485,7 @@ mod tests {
                 }
                 _ => {}
             }
-            assert_eq!(q.len, list.len());
+            assert_eq!(q.slots().len(), list.len());
             assert_eq!(q.waiting(), list.iter().filter(|(_, g)| !g).count());
             for (i, &(ticket, _)) in list.iter().enumerate() {
                 assert_eq!(q.position(ticket), Some(i));
@@ -299,15 +495,49 @@ mod tests {
 
     #[test]
     fn scanning_and_searching_queues_keep_the_same_order() {
-        matches_a_list::<5>(3);
-        matches_a_list::<LINEAR_SEARCH_UP_TO>(5);
-        matches_a_list::<{ LINEAR_SEARCH_UP_TO + 1 }>(7);
-        matches_a_list::<64>(11);
+        matches_a_list(InlineQueue::<5>::new(), 3);
+        matches_a_list(InlineQueue::<LINEAR_SEARCH_UP_TO>::new(), 5);
+        matches_a_list(InlineQueue::<{ LINEAR_SEARCH_UP_TO + 1 }>::new(), 7);
+        matches_a_list(InlineQueue::<64>::new(), 11);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn heap_queues_keep_the_same_order() {
+        matches_a_list(HeapQueue::new(5), 3);
+        matches_a_list(HeapQueue::new(200), 13);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn an_emptied_heap_queue_gives_a_large_buffer_back() {
+        let mut q = Waiters::new(HeapQueue::new(1_000_000));
+        assert_eq!(
+            q.slots().capacity(),
+            0,
+            "nothing reserved before a request waits"
+        );
+        let tickets: std::vec::Vec<u64> = (0..500).map(|t| push(&mut q, t).unwrap()).collect();
+        assert!(q.slots().capacity() >= 500);
+        for &ticket in &tickets[..499] {
+            q.remove(ticket).unwrap();
+        }
+        assert!(
+            q.slots().capacity() >= 500,
+            "kept while requests still wait"
+        );
+        q.remove(tickets[499]).unwrap();
+        assert_eq!(q.slots().capacity(), 0);
+        // A few waiters come and go without reallocating.
+        let t = push(&mut q, 1).unwrap();
+        let kept = q.slots().capacity();
+        q.remove(t).unwrap();
+        assert_eq!(q.slots().capacity(), kept);
     }
 
     #[test]
     fn a_zero_capacity_queue_refuses_everyone() {
-        let mut q = Waiters::<0>::new();
+        let mut q = Waiters::new(InlineQueue::<0>::new());
         assert_eq!(q.push(Instant::ZERO, Waker::noop().clone()), None);
         assert!(q.grant_next().is_none() && q.remove(0).is_none());
     }

@@ -5,8 +5,8 @@
 use core::mem::size_of;
 
 use limiter_core::{
-    AimdF32, AimdFixed, AimdFixedCompact, Fixed, Gate, ManualClock, MedianWindow, NoopRawMutex,
-    Snapshot, WindowedMin,
+    AimdF32, AimdFixed, AimdFixedCompact, Fixed, Gate, InlineQueue, ManualClock, MedianWindow,
+    NoopRawMutex, Snapshot, WindowedMin,
 };
 
 #[test]
@@ -23,8 +23,8 @@ fn controller_state_fits_its_budget() {
         ("Fixed", size_of::<Fixed>()),
         ("Snapshot", size_of::<Snapshot>()),
         (
-            "Gate<NoopRawMutex, AimdFixed, &ManualClock, 8>",
-            size_of::<Gate<NoopRawMutex, AimdFixed, &ManualClock, 8>>(),
+            "Gate<NoopRawMutex, AimdFixed, &ManualClock, InlineQueue<8>>",
+            size_of::<Gate<NoopRawMutex, AimdFixed, &ManualClock, InlineQueue<8>>>(),
         ),
     ];
     for (name, bytes) in sizes {
@@ -52,9 +52,113 @@ fn controller_state_fits_its_budget() {
 
 #[test]
 fn a_waiting_slot_is_a_waker_a_ticket_and_a_time() {
-    type Queued<const Q: usize> = Gate<NoopRawMutex, Fixed, &'static ManualClock, Q>;
+    type Queued<const Q: usize> = Gate<NoopRawMutex, Fixed, &'static ManualClock, InlineQueue<Q>>;
     let per_slot = (size_of::<Queued<16>>() - size_of::<Queued<0>>()) / 16;
     println!("one waiting slot: {per_slot} bytes");
     // No tag beside the waker: the queue's length says which slots are in use.
     assert_eq!(per_slot, size_of::<core::task::Waker>() + 8 + 8);
+}
+
+#[cfg(feature = "std")]
+mod heap_queue {
+    use core::mem::size_of;
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+    use std::sync::Arc;
+
+    use limiter_core::{AimdF32, Fixed, Gate, HeapQueue, KeyedGates, Queue, StdClock, StdRawMutex};
+
+    /// What a `std` adapter shares: the gate behind an `Arc`, its queue on the heap.
+    type StdGate<C> = Gate<StdRawMutex, C, StdClock, HeapQueue>;
+
+    /// An `Arc`'s allocation: two counts and the value.
+    fn arc_bytes<T>() -> usize {
+        2 * size_of::<usize>() + size_of::<T>()
+    }
+
+    #[test]
+    fn an_idle_std_limiter_costs_under_a_kibibyte_whatever_its_bound() {
+        let gate: Arc<StdGate<_>> = Arc::new(Gate::with_queue(
+            AimdF32::new(limiter_core::AimdConfig::DEFAULT).unwrap(),
+            StdClock::new(),
+            HeapQueue::new(1_000_000),
+        ));
+        let idle = arc_bytes::<StdGate<AimdF32>>();
+        println!("an idle std limiter (AIMD in f32, a bound of 1,000,000 waiters): {idle} bytes");
+        assert!(idle <= 1024, "{idle} bytes");
+        assert_eq!(gate.queue_bound(), 1_000_000);
+        // The queue holds no buffer until a request waits (the only heap the gate has).
+        assert_eq!(HeapQueue::new(1_000_000).capacity(), 0);
+    }
+
+    #[test]
+    fn a_limiter_with_a_bound_of_a_million_builds_and_queues_on_a_2_mib_thread() {
+        let waited = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let gate: Arc<StdGate<_>> = Arc::new(Gate::with_queue(
+                    Fixed::new(1).unwrap(),
+                    StdClock::new(),
+                    HeapQueue::new(1_000_000),
+                ));
+                let _held = gate.try_acquire().unwrap();
+                let mut cx = Context::from_waker(Waker::noop());
+                let mut queued = 0;
+                for _ in 0..if cfg!(miri) { 8 } else { 2_000 } {
+                    let mut waiting = pin!(gate.acquire());
+                    if waiting.as_mut().poll(&mut cx).is_pending() {
+                        queued += 1;
+                    }
+                    // Dropped here: it leaves the queue.
+                }
+                (queued, gate.snapshot().queued)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(waited.1, 0);
+        assert!(waited.0 > 0);
+    }
+
+    #[test]
+    fn ten_thousand_idle_keyed_gates_stay_within_ten_mebibytes() {
+        let keys = if cfg!(miri) { 50 } else { 10_000 };
+        let gates = KeyedGates::new(
+            keys,
+            |_: &u64| AimdF32::new(limiter_core::AimdConfig::DEFAULT).unwrap(),
+            StdClock::new(),
+        )
+        .with_queue_bound(1_000_000);
+        for key in 0..keys as u64 {
+            let gate = gates.gate(key).unwrap();
+            let _ = gate.try_acquire().unwrap(); // used once, then idle
+        }
+        assert_eq!(gates.len(), keys);
+        // Per key: the gate's `Arc` allocation, and the map's entry (the key, the `Arc`, the
+        // last use) with hashbrown's control byte, at its worst load (half full after a grow).
+        let entry = size_of::<u64>() + size_of::<usize>() + 8 + 1;
+        let per_key = arc_bytes::<StdGate<AimdF32>>() + 2 * entry;
+        let total = per_key * 10_000;
+        println!("10,000 idle keyed gates: at most {total} bytes ({per_key} per key)");
+        assert!(total <= 10 << 20, "{total} bytes");
+    }
+
+    #[test]
+    fn a_heap_queue_is_bounded_at_run_time() {
+        let gate = Gate::<StdRawMutex, _, _, _>::with_queue(
+            Fixed::new(1).unwrap(),
+            StdClock::new(),
+            HeapQueue::new(2),
+        );
+        let _held = gate.try_acquire().unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut a = pin!(gate.acquire());
+        let mut b = pin!(gate.acquire());
+        let mut c = pin!(gate.acquire());
+        assert!(a.as_mut().poll(&mut cx).is_pending());
+        assert!(b.as_mut().poll(&mut cx).is_pending());
+        assert!(matches!(c.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
+        assert_eq!(gate.snapshot().rejected, 1);
+        assert_eq!(HeapQueue::new(2).bound(), 2);
+    }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Wake;
 
+use limiter_core::InlineQueue;
 use limiter_core::{
     Acquire, AimdConfig, AimdF32, AtLimit, Change, Controller, ControllerStats, Epoch, Fixed, Gate,
     HttpClassifier, Instant, ManualClock, NoopRawMutex, Outcome, Permit, QueueFull, Sample,
@@ -54,7 +55,7 @@ impl<G: limiter_core::GateRef + Unpin> Task<'_, G> {
     }
 }
 
-type FixedGate<'c, const Q: usize> = Gate<NoopRawMutex, Fixed, &'c ManualClock, Q>;
+type FixedGate<'c, const Q: usize> = Gate<NoopRawMutex, Fixed, &'c ManualClock, InlineQueue<Q>>;
 
 fn fixed_gate<const Q: usize>(clock: &ManualClock, limit: u32) -> FixedGate<'_, Q> {
     Gate::new(Fixed::new(limit).unwrap(), clock)
@@ -304,7 +305,7 @@ fn latency_is_measured_from_admission_not_from_waiting() {
         limit: Rc::new(RefCell::new(1)),
         samples: Rc::clone(&samples),
     };
-    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(recorder, &clock);
+    let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(recorder, &clock);
     let held = gate.try_acquire().unwrap();
     let mut waiter = Task::new(gate.acquire());
     assert!(waiter.poll().is_pending());
@@ -328,7 +329,7 @@ fn a_cancelled_permit_changes_nothing() {
     let clock = ManualClock::new();
     let mut aimd = AimdF32::new(AimdConfig::default().initial(4)).unwrap();
     let before = aimd.limit();
-    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(&mut aimd, &clock);
+    let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(&mut aimd, &clock);
     for _ in 0..50 {
         let p = gate.try_acquire().unwrap();
         clock.advance(Duration::from_secs(30));
@@ -348,7 +349,7 @@ struct ReentrantWaker {
     seen: std::sync::Mutex<Vec<u32>>,
 }
 
-type CsGate = Gate<limiter_core::CriticalSectionRawMutex, Fixed, StdClock, 4>;
+type CsGate = Gate<limiter_core::CriticalSectionRawMutex, Fixed, StdClock, InlineQueue<4>>;
 
 impl Wake for ReentrantWaker {
     fn wake(self: Arc<Self>) {
@@ -471,7 +472,7 @@ fn the_hard_limit_holds_under_random_operation_sequences() {
 fn bounds() {
     fn send_sync<T: Send + Sync>() {}
     fn send<T: Send>() {}
-    type StdGate = Gate<limiter_core::StdRawMutex, AimdF32, StdClock, 8>;
+    type StdGate = Gate<limiter_core::StdRawMutex, AimdF32, StdClock, InlineQueue<8>>;
     send_sync::<StdGate>();
     send::<Permit<&StdGate>>();
     send::<Permit<Arc<StdGate>>>();
@@ -490,10 +491,9 @@ impl limiter_core::Clock for StdClock {
 
 #[test]
 fn an_owned_handle_works_across_threads() {
-    let gate: Arc<Gate<limiter_core::StdRawMutex, Fixed, StdClock, 8>> = Arc::new(Gate::new(
-        Fixed::new(3).unwrap(),
-        StdClock(std::time::Instant::now()),
-    ));
+    let gate: Arc<Gate<limiter_core::StdRawMutex, Fixed, StdClock, InlineQueue<8>>> = Arc::new(
+        Gate::new(Fixed::new(3).unwrap(), StdClock(std::time::Instant::now())),
+    );
     let max_seen = Arc::new(AtomicUsize::new(0));
     let current = Arc::new(AtomicUsize::new(0));
     let threads: Vec<_> = (0..4)
@@ -539,7 +539,7 @@ impl limiter_core::Clock for CountingClock {
 #[test]
 fn shedding_and_waiting_read_no_clock() {
     let clock = CountingClock(std::cell::Cell::new(0));
-    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(Fixed::new(1).unwrap(), &clock);
+    let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(1).unwrap(), &clock);
     let held = gate.try_acquire().unwrap();
     let reads = clock.0.get();
     assert_eq!(reads, 1, "one read to admit");

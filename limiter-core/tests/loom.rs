@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=2 \
-//!     cargo nextest run --release -p limiter-core -E 'binary(loom)'
+//!     cargo nextest run --release -p limiter-core --features std -E 'binary(loom)'
 //! ```
 //!
 //! A lost wakeup shows up as loom's deadlock error; a broken hard limit or a leaked permit as a
@@ -14,7 +14,9 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 
-use limiter_core::{Clock, Fixed, Gate, Instant, LoomRawMutex, Permit};
+#[cfg(feature = "std")]
+use limiter_core::HeapQueue;
+use limiter_core::{Clock, Fixed, Gate, InlineQueue, Instant, LoomRawMutex, Permit, Queue};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::thread;
@@ -28,14 +30,23 @@ impl Clock for Frozen {
     }
 }
 
-type LoomGate = Gate<LoomRawMutex, Fixed, Frozen, 4>;
+/// The gate under test, with its queue inside it (the default) or on the heap.
+type LoomGate<W = InlineQueue<4>> = Gate<LoomRawMutex, Fixed, Frozen, W>;
+
+/// What a model's queue must be: either kind, built empty.
+trait ModelQueue: Queue + Default + Send + Sync + 'static {}
+impl<W: Queue + Default + Send + Sync + 'static> ModelQueue for W {}
 
 fn gate(limit: u32) -> Arc<LoomGate> {
+    gate_with(limit)
+}
+
+fn gate_with<W: ModelQueue>(limit: u32) -> Arc<LoomGate<W>> {
     Arc::new(Gate::new(Fixed::new(limit).unwrap(), Frozen))
 }
 
 /// Waits for admission, as an executor would: park until woken.
-fn acquire(gate: &Arc<LoomGate>) -> Permit<Arc<LoomGate>> {
+fn acquire<W: ModelQueue>(gate: &Arc<LoomGate<W>>) -> Permit<Arc<LoomGate<W>>> {
     loom::future::block_on(Gate::acquire_owned(Arc::clone(gate))).expect("queue has room")
 }
 
@@ -68,8 +79,19 @@ fn hard_limit_holds() {
 /// so all of them finish (a lost wakeup is a deadlock).
 #[test]
 fn no_lost_wakeup() {
+    no_lost_wakeup_with::<InlineQueue<4>>();
+}
+
+/// [`no_lost_wakeup`] with the queue on the heap.
+#[cfg(feature = "std")]
+#[test]
+fn no_lost_wakeup_on_the_heap() {
+    no_lost_wakeup_with::<HeapQueue>();
+}
+
+fn no_lost_wakeup_with<W: ModelQueue>() {
     loom::model(|| {
-        let gate = gate(1);
+        let gate = gate_with::<W>(1);
         let others: Vec<_> = (0..2)
             .map(|_| {
                 let gate = Arc::clone(&gate);
@@ -89,8 +111,19 @@ fn no_lost_wakeup() {
 /// slot on; the other waiter still finishes.
 #[test]
 fn cancel_after_wake_passes_the_turn_on() {
+    cancel_after_wake_passes_the_turn_on_with::<InlineQueue<4>>();
+}
+
+/// [`cancel_after_wake_passes_the_turn_on`] with the queue on the heap.
+#[cfg(feature = "std")]
+#[test]
+fn cancel_after_wake_passes_the_turn_on_on_the_heap() {
+    cancel_after_wake_passes_the_turn_on_with::<HeapQueue>();
+}
+
+fn cancel_after_wake_passes_the_turn_on_with<W: ModelQueue>() {
     loom::model(|| {
-        let gate = gate(1);
+        let gate = gate_with::<W>(1);
         let held = hold(&gate);
         let other = {
             let gate = Arc::clone(&gate);
@@ -156,11 +189,22 @@ fn raising_the_limit_admits_exactly_the_newly_admissible() {
 /// did, one waiter would wait forever while everyone else holds on: loom's deadlock.
 #[test]
 fn the_fast_path_never_overtakes_a_waiter() {
+    the_fast_path_never_overtakes_a_waiter_with::<InlineQueue<4>>();
+}
+
+/// [`the_fast_path_never_overtakes_a_waiter`] with the queue on the heap.
+#[cfg(feature = "std")]
+#[test]
+fn the_fast_path_never_overtakes_a_waiter_on_the_heap() {
+    the_fast_path_never_overtakes_a_waiter_with::<HeapQueue>();
+}
+
+fn the_fast_path_never_overtakes_a_waiter_with<W: ModelQueue>() {
     loom::model(|| {
-        let gate = gate(1);
+        let gate = gate_with::<W>(1);
         let held = hold(&gate);
         // Queue two waiters (the only slot is held), then let them wait on two threads.
-        let queue = |gate: &Arc<LoomGate>| {
+        let queue = |gate: &Arc<LoomGate<W>>| {
             let mut acquire = Gate::acquire_owned(Arc::clone(gate));
             let first = Pin::new(&mut acquire).poll(&mut Context::from_waker(Waker::noop()));
             assert!(first.is_pending(), "the only slot is held");
@@ -228,7 +272,7 @@ fn wait_until(done: impl Fn() -> bool) {
 }
 
 /// Takes the gate's only free slot.
-fn hold(gate: &Arc<LoomGate>) -> Permit<Arc<LoomGate>> {
+fn hold<W: ModelQueue>(gate: &Arc<LoomGate<W>>) -> Permit<Arc<LoomGate<W>>> {
     Gate::try_acquire_owned(Arc::clone(gate)).expect("the gate starts empty")
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use limiter_core::{
     Fixed, Gate, KeyedGates, ManualClock, NoopRawMutex, Registry, RegistryFull, StdRawMutex,
 };
+use limiter_core::{HeapQueue, InlineQueue};
 
 fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 13;
@@ -23,7 +24,7 @@ fn the_fixed_registry_binds_the_first_n_keys_for_good() {
     for seed in 1..=runs(200) {
         let mut rng = seed;
         let clock = ManualClock::new();
-        let registry: Registry<NoopRawMutex, u8, _, _, 2, 4> =
+        let registry: Registry<NoopRawMutex, u8, _, _, InlineQueue<2>, 4> =
             Registry::new(|| Fixed::new(3).unwrap(), &clock);
         let mut bound: Vec<u8> = Vec::new();
         let mut addresses: HashMap<u8, *const ()> = HashMap::new();
@@ -55,7 +56,7 @@ fn the_fixed_registry_binds_the_first_n_keys_for_good() {
     }
 }
 
-type KeyedGate = Arc<Gate<StdRawMutex, Fixed, &'static ManualClockSync, 4>>;
+type KeyedGate = Arc<Gate<StdRawMutex, Fixed, &'static ManualClockSync, HeapQueue>>;
 
 /// A `Sync` manual clock, for the std registry.
 #[derive(Default)]
@@ -72,8 +73,7 @@ fn the_keyed_registry_never_evicts_a_key_in_use_and_refuses_only_when_all_are_bu
     for seed in 1..=runs(200) {
         let mut rng = seed;
         let clock: &'static ManualClockSync = Box::leak(Box::default());
-        let gates: KeyedGates<u8, Fixed, _, 4> =
-            KeyedGates::new(3, |_| Fixed::new(2).unwrap(), clock);
+        let gates: KeyedGates<u8, Fixed, _> = KeyedGates::new(3, |_| Fixed::new(2).unwrap(), clock);
         // Handles and permits the "application" keeps, per key.
         let mut handles: HashMap<u8, KeyedGate> = HashMap::new();
         let mut permits = Vec::new();

@@ -46,7 +46,9 @@ use embassy_sync::blocking_mutex::Mutex as BlockingMutex;
 use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as EmbassyRaw};
 use embassy_time::Timer;
 pub use limiter_core::AcquireError;
-use limiter_core::{AimdFixedCompact, Clock, Gate, GateState, InPlace, Instant, Runtime};
+use limiter_core::{
+    AimdFixedCompact, Clock, Gate, GateState, InPlace, InlineQueue, Instant, Runtime,
+};
 
 /// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
 pub struct EmbassyRawMutex<R>(PhantomData<R>);
@@ -123,7 +125,8 @@ impl Runtime for EmbassyClock {
 }
 
 /// The core gate a [`Limiter`] wraps.
-pub type EmbassyGate<C, R, const Q: usize> = Gate<EmbassyRawMutex<R>, C, EmbassyClock, Q>;
+pub type EmbassyGate<C, R, const Q: usize> =
+    Gate<EmbassyRawMutex<R>, C, EmbassyClock, InlineQueue<Q>>;
 
 /// A permit of a [`Limiter`]: see [`limiter_core::Permit`].
 pub type Permit<'a, C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usize = 8> =

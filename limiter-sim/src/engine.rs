@@ -20,8 +20,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use limiter_core::{
-    Acquire, AcquireScoped, Backoff, Clock, Gate, Instant, ManualClock, NoopRawMutex, Outcome,
-    Permit, QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
+    Acquire, AcquireScoped, Backoff, Clock, Gate, HeapQueue, Instant, ManualClock, NoopRawMutex,
+    Outcome, Permit, QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
 };
 
 use crate::limiter::{Limiter, SimController};
@@ -38,7 +38,7 @@ const QUEUE: usize = 4_096;
 /// [`RunError::Undrained`].
 const DRAIN_LIMIT_US: u64 = 600_000_000;
 
-type SimGate<'c> = Gate<NoopRawMutex, SimController, &'c ManualClock, QUEUE>;
+type SimGate<'c> = Gate<NoopRawMutex, SimController, &'c ManualClock, HeapQueue>;
 
 /// Who calls, and how: a load per client (each client has its own limiter), a retry policy, a
 /// ceiling over all clients and the clients' timeout.
@@ -632,7 +632,7 @@ pub fn run(
         .iter()
         .map(|_| {
             let controller = limiter.build().expect("a valid limiter configuration");
-            Box::new(Gate::new(controller, &clock))
+            Box::new(Gate::with_queue(controller, &clock, HeapQueue::new(QUEUE)))
         })
         .collect();
     let woken = Arc::new(WokenClients::default());
@@ -833,7 +833,7 @@ fn ceiling_gate(limit: u32, clock: &ManualClock) -> SimGate<'_> {
     let fixed = Limiter::Fixed(limit)
         .build()
         .expect("a ceiling of at least 1");
-    Gate::new(fixed, clock)
+    Gate::with_queue(fixed, clock, HeapQueue::new(QUEUE))
 }
 
 #[cfg(test)]

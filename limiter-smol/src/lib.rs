@@ -33,12 +33,9 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 pub use limiter_core::AcquireError;
-use limiter_core::{AimdF32, Clock, Gate, Runtime, ScopedPermit, StdClock, StdRawMutex};
+use limiter_core::{AimdF32, Clock, Gate, HeapQueue, Runtime, ScopedPermit, StdClock, StdRawMutex};
 
 pub use limiter_core;
-
-/// The waiting-queue capacity of a [`Limiter`] unless chosen otherwise.
-pub const DEFAULT_QUEUE: usize = 1024;
 
 /// The `std` clock with `async-io`'s timers: the [`Runtime`] of a [`Limiter`], under any
 /// executor.
@@ -93,41 +90,37 @@ impl Future for Sleep {
     }
 }
 
-/// The core gate a [`Limiter`] shares.
-pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, AsyncIo, Q>;
+/// The core gate a [`Limiter`] shares: its waiting queue is on the heap ([`HeapQueue`]), so an
+/// idle limiter costs a few hundred bytes whatever its bound.
+pub type SharedGate<C> = Gate<StdRawMutex, C, AsyncIo, HeapQueue>;
 
 /// An adaptive concurrency limiter for any executor: the core's
 /// [`Limiter`](limiter_core::Limiter) over an `Arc` of the gate, on [`AsyncIo`]. A cheap
-/// handle whose clones share one limit, in-flight count and FIFO queue of up to `Q` waiters.
+/// handle whose clones share one limit, in-flight count and FIFO queue of up to 1,024 waiters
+/// (or the bound of its [`HeapQueue`]).
 ///
 /// ```
-/// # use limiter_core::Fixed;
+/// # use limiter_core::{Fixed, HeapQueue};
 /// let limiter = limiter_smol::Limiter::new(Fixed::new(4).unwrap());
-/// let small = limiter_smol::LimiterWithQueue::<_, 16>::new(Fixed::new(4).unwrap());
+/// let small = limiter_smol::Limiter::with_queue(Fixed::new(4).unwrap(), HeapQueue::new(16));
 /// assert_eq!((limiter.limit(), small.limit()), (4, 4));
+/// assert_eq!(small.gate().queue_bound(), 16);
 /// ```
-pub type Limiter<C = AimdF32> = LimiterWithQueue<C, DEFAULT_QUEUE>;
-
-/// A [`Limiter`] whose queue holds up to `Q` waiters instead of [`DEFAULT_QUEUE`].
-pub type LimiterWithQueue<C, const Q: usize> = limiter_core::Limiter<Arc<SharedGate<C, Q>>>;
+pub type Limiter<C = AimdF32> = limiter_core::Limiter<Arc<SharedGate<C>>>;
 
 /// A permit borrowed from a [`Limiter`]: see [`limiter_core::Permit`].
-pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Permit<&'a SharedGate<C, Q>>;
+pub type Permit<'a, C = AimdF32> = limiter_core::Permit<&'a SharedGate<C>>;
 
 /// A permit that owns a handle to its [`Limiter`] (`'static`, for spawned tasks).
-pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Permit<Arc<SharedGate<C, Q>>>;
+pub type OwnedPermit<C = AimdF32> = limiter_core::Permit<Arc<SharedGate<C>>>;
 
 /// A key permit and a global permit taken by
 /// [`Limiter::acquire_within_owned`](limiter_core::Limiter::acquire_within_owned), released
 /// together.
-pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
-    ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
+pub type OwnedScopedPermit<C, G> = ScopedPermit<Arc<SharedGate<C>>, Arc<SharedGate<G>>>;
 
 /// The future of [`Limiter::acquire_owned`](limiter_core::Limiter::acquire_owned).
-pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Admit<Arc<SharedGate<C, Q>>, Sleep>;
+pub type OwnedAcquire<C = AimdF32> = limiter_core::Admit<Arc<SharedGate<C>>, Sleep>;
 
 /// A provider's published rate limit ([`Gcra`](limiter_core::Gcra)), shared by tasks, on the
 /// `std` clock and `async-io` timers. Cheap to clone. Compose it with a [`Limiter`] through

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_main};
 use limiter_core::{
-    Admission, AimdF32, Clock, Controller, Fixed, Gate, Instant, ManualClock, MedianWindow,
-    Outcome, Sample, StdRawMutex,
+    Admission, AimdF32, Clock, Controller, Fixed, Gate, HeapQueue, Instant, ManualClock,
+    MedianWindow, Outcome, Sample, StdRawMutex,
 };
 use limiter_tokio::Limiter;
 
@@ -43,7 +43,7 @@ fn uncontended(c: &mut Criterion) {
     });
     // The same gate with a clock that costs nothing: the bookkeeping alone.
     let clock = ManualClock::new();
-    let gate: Gate<StdRawMutex, _, _, 1024> = Gate::new(
+    let gate: Gate<StdRawMutex, _, _, HeapQueue> = Gate::new(
         AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap(),
         &clock,
     );

@@ -4,7 +4,7 @@
 //! [`Limiter`] is the core's [`Limiter`](limiter_core::Limiter) (the same type, the same methods
 //! and behaviour on every runtime) over an `Arc` of the gate, with a `std` mutex and
 //! [`TokioClock`] (tokio's clock and timers, so `tokio::time::pause` drives it in tests). It
-//! admits requests while in-flight is below the controller's limit, queues up to `Q` more in
+//! admits requests while in-flight is below the controller's limit, queues more (up to a bound) in
 //! FIFO order, and learns from every classified outcome: slow calls and congestion signals
 //! (timeouts, 429/503/504) cut the limit, fast successes grow it, client errors and
 //! cancellations change nothing. A `Retry-After` seen by `run` holds admissions back until it
@@ -52,8 +52,7 @@ mod tower;
 
 pub use clock::TokioClock;
 pub use limiter::{
-    Acquire, DEFAULT_QUEUE, Limiter, LimiterWithQueue, OwnedAcquire, OwnedPermit,
-    OwnedScopedPermit, Permit, SharedGate,
+    Acquire, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit, SharedGate,
 };
 pub use limiter_core::AcquireError;
 pub use quota::Quota;

@@ -2,31 +2,32 @@
 
 use std::sync::Arc;
 
-use limiter_core::{AimdF32, Gate, ScopedPermit, StdRawMutex};
+use limiter_core::{AimdF32, Gate, HeapQueue, ScopedPermit, StdRawMutex};
 
 use crate::TokioClock;
 
-/// The waiting-queue capacity of a [`Limiter`] unless chosen otherwise.
-pub const DEFAULT_QUEUE: usize = 1024;
-
-/// The core gate a [`Limiter`] shares.
-pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, TokioClock, Q>;
+/// The core gate a [`Limiter`] shares: its waiting queue is on the heap
+/// ([`HeapQueue`]), so an idle limiter costs a few hundred bytes whatever its bound.
+pub type SharedGate<C> = Gate<StdRawMutex, C, TokioClock, HeapQueue>;
 
 /// An adaptive concurrency limiter for tokio: the core's
 /// [`Limiter`](limiter_core::Limiter) over an `Arc` of the gate, on [`TokioClock`] (tokio's
 /// clock and timers, so `tokio::time::pause` drives it in tests).
 ///
 /// A cheap handle: clones share the same limit, in-flight count and queue. The controller `C`
-/// decides the limit ([`AimdF32`] unless chosen otherwise); up to `Q` requests wait for
-/// admission in FIFO order, and the next one is refused with
-/// [`QueueFull`](limiter_core::QueueFull).
+/// decides the limit ([`AimdF32`] unless chosen otherwise); up to 1,024 requests wait for
+/// admission in FIFO order (another bound: [`Limiter::with_queue`](limiter_core::Limiter::with_queue)
+/// and [`HeapQueue::new`]), and the next one is refused with
+/// [`QueueFull`](limiter_core::QueueFull). The queue takes memory only for the requests that
+/// wait.
 ///
 /// # Examples
 ///
 /// ```
 /// use std::time::Duration;
 /// use limiter_core::{AimdConfig, ErrorsAreOverload, Fixed};
-/// use limiter_tokio::{AcquireError, Limiter, LimiterWithQueue};
+/// use limiter_core::HeapQueue;
+/// use limiter_tokio::{AcquireError, Limiter};
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -44,7 +45,7 @@ pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, TokioClock, Q>;
 /// assert_eq!(limiter.snapshot().in_flight, 0);
 ///
 /// // A smaller queue, and a bounded wait.
-/// let small = LimiterWithQueue::<_, 16>::new(Fixed::new(1).unwrap());
+/// let small = Limiter::with_queue(Fixed::new(1).unwrap(), HeapQueue::new(16));
 /// let _held = small.try_acquire().unwrap();
 /// let waited = small.acquire_timeout(Duration::from_millis(50)).await;
 /// assert_eq!(waited.err(), Some(AcquireError::Timeout));
@@ -73,29 +74,21 @@ pub type SharedGate<C, const Q: usize> = Gate<StdRawMutex, C, TokioClock, Q>;
 /// assert_eq!(seen.lock().unwrap().len(), 3); // at 0, 1 and 2 seconds
 /// # }
 /// ```
-pub type Limiter<C = AimdF32> = LimiterWithQueue<C, DEFAULT_QUEUE>;
-
-/// A [`Limiter`] whose queue holds up to `Q` waiters instead of [`DEFAULT_QUEUE`].
-pub type LimiterWithQueue<C, const Q: usize> = limiter_core::Limiter<Arc<SharedGate<C, Q>>>;
+pub type Limiter<C = AimdF32> = limiter_core::Limiter<Arc<SharedGate<C>>>;
 
 /// A permit borrowed from a [`Limiter`]: see [`limiter_core::Permit`].
-pub type Permit<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Permit<&'a SharedGate<C, Q>>;
+pub type Permit<'a, C = AimdF32> = limiter_core::Permit<&'a SharedGate<C>>;
 
 /// A permit that owns a handle to its [`Limiter`] (`'static`, for spawned tasks).
-pub type OwnedPermit<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Permit<Arc<SharedGate<C, Q>>>;
+pub type OwnedPermit<C = AimdF32> = limiter_core::Permit<Arc<SharedGate<C>>>;
 
 /// The future of [`Limiter::acquire`](limiter_core::Limiter::acquire).
-pub type Acquire<'a, C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Admit<&'a SharedGate<C, Q>, tokio::time::Sleep>;
+pub type Acquire<'a, C = AimdF32> = limiter_core::Admit<&'a SharedGate<C>, tokio::time::Sleep>;
 
 /// The future of [`Limiter::acquire_owned`](limiter_core::Limiter::acquire_owned).
-pub type OwnedAcquire<C = AimdF32, const Q: usize = DEFAULT_QUEUE> =
-    limiter_core::Admit<Arc<SharedGate<C, Q>>, tokio::time::Sleep>;
+pub type OwnedAcquire<C = AimdF32> = limiter_core::Admit<Arc<SharedGate<C>>, tokio::time::Sleep>;
 
 /// A key permit and a global permit taken by
 /// [`Limiter::acquire_within_owned`](limiter_core::Limiter::acquire_within_owned), released
 /// together.
-pub type OwnedScopedPermit<C, const Q: usize, G, const QG: usize> =
-    ScopedPermit<Arc<SharedGate<C, Q>>, Arc<SharedGate<G, QG>>>;
+pub type OwnedScopedPermit<C, G> = ScopedPermit<Arc<SharedGate<C>>, Arc<SharedGate<G>>>;

@@ -15,7 +15,7 @@ use limiter_core::{AimdF32, Classify, Controller, GateRef, Permit};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{DEFAULT_QUEUE, LimiterWithQueue, OwnedAcquire, OwnedPermit, SharedGate};
+use crate::{Limiter, OwnedAcquire, OwnedPermit, SharedGate};
 
 /// The error of a [`LimitService`]: the inner service's, or the limiter's
 /// [`QueueFull`](limiter_core::QueueFull), boxed as tower's middleware do.
@@ -38,12 +38,12 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// assert_eq!(limiter.snapshot().admitted, 1);
 /// # }
 /// ```
-pub struct LimitLayer<K, C = AimdF32, const Q: usize = DEFAULT_QUEUE> {
-    limiter: LimiterWithQueue<C, Q>,
+pub struct LimitLayer<K, C = AimdF32> {
+    limiter: Limiter<C>,
     classify: K,
 }
 
-impl<K: Clone, C, const Q: usize> Clone for LimitLayer<K, C, Q> {
+impl<K: Clone, C> Clone for LimitLayer<K, C> {
     fn clone(&self) -> Self {
         LimitLayer {
             limiter: self.limiter.clone(),
@@ -52,7 +52,7 @@ impl<K: Clone, C, const Q: usize> Clone for LimitLayer<K, C, Q> {
     }
 }
 
-impl<K, C: Controller, const Q: usize> std::fmt::Debug for LimitLayer<K, C, Q> {
+impl<K, C: Controller> std::fmt::Debug for LimitLayer<K, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LimitLayer")
             .field("limiter", &self.limiter)
@@ -60,15 +60,15 @@ impl<K, C: Controller, const Q: usize> std::fmt::Debug for LimitLayer<K, C, Q> {
     }
 }
 
-impl<K, C, const Q: usize> LimitLayer<K, C, Q> {
+impl<K, C> LimitLayer<K, C> {
     /// A layer admitting through `limiter`, judging responses with `classify`.
-    pub fn new(limiter: LimiterWithQueue<C, Q>, classify: K) -> Self {
+    pub fn new(limiter: Limiter<C>, classify: K) -> Self {
         LimitLayer { limiter, classify }
     }
 }
 
-impl<S, K: Clone, C: Controller, const Q: usize> Layer<S> for LimitLayer<K, C, Q> {
-    type Service = LimitService<S, K, C, Q>;
+impl<S, K: Clone, C: Controller> Layer<S> for LimitLayer<K, C> {
+    type Service = LimitService<S, K, C>;
 
     fn layer(&self, inner: S) -> Self::Service {
         LimitService {
@@ -81,25 +81,25 @@ impl<S, K: Clone, C: Controller, const Q: usize> Layer<S> for LimitLayer<K, C, Q
     }
 }
 
-enum State<C: Controller, const Q: usize> {
+enum State<C: Controller> {
     Idle,
     /// Waiting for the acquisition in [`LimitService::acquire`].
     Waiting,
-    Ready(OwnedPermit<C, Q>),
+    Ready(OwnedPermit<C>),
 }
 
 /// A service whose calls run under a [`Limiter`](crate::Limiter)'s permits; see [`LimitLayer`].
-pub struct LimitService<S, K, C: Controller = AimdF32, const Q: usize = DEFAULT_QUEUE> {
+pub struct LimitService<S, K, C: Controller = AimdF32> {
     inner: S,
-    limiter: LimiterWithQueue<C, Q>,
+    limiter: Limiter<C>,
     classify: K,
-    state: State<C, Q>,
+    state: State<C>,
     /// The acquisition future, boxed once and reused for every request (it holds a timer, so
     /// it cannot move).
-    acquire: Option<Pin<Box<OwnedAcquire<C, Q>>>>,
+    acquire: Option<Pin<Box<OwnedAcquire<C>>>>,
 }
 
-impl<S: Clone, K: Clone, C: Controller, const Q: usize> Clone for LimitService<S, K, C, Q> {
+impl<S: Clone, K: Clone, C: Controller> Clone for LimitService<S, K, C> {
     /// A clone shares the limiter, not a permit this service may hold.
     fn clone(&self) -> Self {
         LimitService {
@@ -112,7 +112,7 @@ impl<S: Clone, K: Clone, C: Controller, const Q: usize> Clone for LimitService<S
     }
 }
 
-impl<S, K, C: Controller, const Q: usize> std::fmt::Debug for LimitService<S, K, C, Q> {
+impl<S, K, C: Controller> std::fmt::Debug for LimitService<S, K, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match self.state {
             State::Idle => "idle",
@@ -126,7 +126,7 @@ impl<S, K, C: Controller, const Q: usize> std::fmt::Debug for LimitService<S, K,
     }
 }
 
-impl<S, Req, K, C, const Q: usize> Service<Req> for LimitService<S, K, C, Q>
+impl<S, Req, K, C> Service<Req> for LimitService<S, K, C>
 where
     S: Service<Req>,
     S::Error: Into<BoxError>,
@@ -135,7 +135,7 @@ where
 {
     type Response = S::Response;
     type Error = BoxError;
-    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C, Q>>>;
+    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         loop {

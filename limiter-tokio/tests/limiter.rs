@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use limiter_core::{AimdConfig, Fixed, HttpClassifier, Outcome, Verdict, classify_fn};
-use limiter_tokio::{AcquireError, Limiter, LimiterWithQueue, OwnedAcquire, OwnedPermit};
+use limiter_core::{AimdConfig, Fixed, HeapQueue, HttpClassifier, Outcome, Verdict, classify_fn};
+use limiter_tokio::{AcquireError, Limiter, OwnedAcquire, OwnedPermit};
 
 #[test]
 fn bounds() {
@@ -15,7 +15,7 @@ fn bounds() {
     fn send<T: Send>(_: &T) {}
     fn send_static_future<F: std::future::Future + Send + 'static>(_: F) {}
     send_sync_static::<Limiter>();
-    send_sync_static::<LimiterWithQueue<Fixed, 4>>();
+    send_sync_static::<Limiter<Fixed>>();
     send_static::<OwnedPermit>();
     send_static::<OwnedAcquire>();
     send_sync_static::<AcquireError>();
@@ -62,7 +62,7 @@ async fn acquire_until_gives_up_at_the_deadline_and_leaves_the_queue() {
 
 #[tokio::test]
 async fn a_full_queue_is_reported_by_every_waiting_call() {
-    let limiter = LimiterWithQueue::<_, 1>::new(Fixed::new(1).unwrap());
+    let limiter = Limiter::with_queue(Fixed::new(1).unwrap(), HeapQueue::new(1));
     let _held = limiter.try_acquire().unwrap();
     let waiting = limiter.acquire();
     tokio::pin!(waiting);

@@ -4,8 +4,10 @@
 use std::future::poll_fn;
 use std::time::Duration;
 
-use limiter_core::{AimdConfig, ErrorsAreOverload, Fixed, HttpClassifier, Outcome, classify_fn};
-use limiter_tokio::{LimitLayer, Limiter, LimiterWithQueue};
+use limiter_core::{
+    AimdConfig, ErrorsAreOverload, Fixed, HeapQueue, HttpClassifier, Outcome, classify_fn,
+};
+use limiter_tokio::{LimitLayer, Limiter};
 use tokio::sync::oneshot;
 use tokio_test::{assert_pending, assert_ready, assert_ready_ok, task};
 use tower::{Layer, Service, ServiceExt, service_fn};
@@ -109,7 +111,7 @@ async fn clones_do_not_share_a_held_permit() {
 
 #[tokio::test]
 async fn a_full_queue_is_an_error_from_poll_ready() {
-    let limiter = LimiterWithQueue::<_, 1>::new(Fixed::new(1).unwrap());
+    let limiter = Limiter::with_queue(Fixed::new(1).unwrap(), HeapQueue::new(1));
     let _held = limiter.try_acquire().unwrap();
     let mut a = LimitLayer::new(limiter.clone(), ErrorsAreOverload).layer(channel_service());
     let mut b = a.clone();

@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use limiter_contract::{Adapter, Panicked, contract_tests};
 use limiter_core::Fixed;
-use limiter_smol::{DEFAULT_QUEUE, Limiter, SharedGate};
+use limiter_smol::{Limiter, SharedGate};
 
 /// What differs between executors.
 trait Runtime: 'static {
@@ -27,7 +27,7 @@ trait Runtime: 'static {
 struct On<R>(PhantomData<R>);
 
 impl<R: Runtime> Adapter for On<R> {
-    limiter_contract::std_limiter_side!(Limiter<Fixed>, Arc<SharedGate<Fixed, DEFAULT_QUEUE>>);
+    limiter_contract::std_limiter_side!(Limiter<Fixed>, Arc<SharedGate<Fixed>>);
 
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
     where

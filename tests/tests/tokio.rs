@@ -11,10 +11,7 @@ use limiter_tokio::{Limiter, SharedGate};
 struct Tokio;
 
 impl Adapter for Tokio {
-    limiter_contract::std_limiter_side!(
-        Limiter<Fixed>,
-        Arc<SharedGate<Fixed, { limiter_tokio::DEFAULT_QUEUE }>>
-    );
+    limiter_contract::std_limiter_side!(Limiter<Fixed>, Arc<SharedGate<Fixed>>);
 
     fn block_on<F: Future + Send + 'static>(future: F) -> F::Output
     where

@@ -5,6 +5,7 @@
 
 use core::time::Duration;
 
+use limiter_core::InlineQueue;
 use limiter_core::{AimdConfig, Clock, Gate, HttpClassifier, Instant, NoopRawMutex, Ratio};
 
 #[cfg(not(feature = "float"))]
@@ -46,7 +47,7 @@ fn probe_run(statuses: *const u16, n: usize, tolerance_bits: u32) -> u32 {
     let Ok(controller) = Controller::new(config) else {
         return 0;
     };
-    let gate: Gate<NoopRawMutex, _, _, 4> = Gate::new(controller, Ticks);
+    let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(controller, Ticks);
     for i in 0..n {
         // SAFETY: as above.
         let status = unsafe { statuses.add(i).read_volatile() };
