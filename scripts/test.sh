@@ -86,6 +86,8 @@ docs_rs_badges() {
 
 step setup setup
 step fmt cargo fmt --all --check
+# limiter-core's layers (each uses only those below it) and no import cycle between its files.
+step layers python3 scripts/layers.py
 step fmt-probe cargo fmt --manifest-path probes/no-float/Cargo.toml --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step clippy-all-features cargo clippy --workspace --all-targets --all-features -- -D warnings

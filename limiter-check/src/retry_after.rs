@@ -3,7 +3,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use core::time::Duration;
-use limiter_core::{parse_retry_after, retry_after::parse_http_date};
+use limiter_core::{parse_http_date, parse_retry_after};
 
 /// The last second of 9999, the largest year the four-digit formats can write.
 const LAST_SECOND: u64 = 253_402_300_799;

@@ -110,7 +110,7 @@ impl Clock for EmbassyClock {
 /// until the next tick.
 fn ticks_at(at: Instant) -> embassy_time::Instant {
     // Saturating: a deadline past the last tick waits as long as the timer can.
-    let ticks = limiter_core::clock::micros_to_ticks_ceil(at.as_micros(), embassy_time::TICK_HZ);
+    let ticks = limiter_core::micros_to_ticks_ceil(at.as_micros(), embassy_time::TICK_HZ);
     embassy_time::Instant::from_ticks(ticks)
 }
 

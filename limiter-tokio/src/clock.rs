@@ -32,19 +32,19 @@ impl TokioClock {
     }
 
     /// The tokio instant of a core [`Instant`] of this clock, at most
-    /// [`FAR_FUTURE`](limiter_core::clock::FAR_FUTURE) ahead of its epoch (so a huge delay
+    /// [`FAR_FUTURE`](limiter_core::FAR_FUTURE) ahead of its epoch (so a huge delay
     /// cannot overflow tokio's instant).
     pub fn to_tokio(&self, at: Instant) -> tokio::time::Instant {
         let offset = at
             .saturating_duration_since(Instant::ZERO)
-            .min(limiter_core::clock::FAR_FUTURE);
+            .min(limiter_core::FAR_FUTURE);
         self.origin.checked_add(offset).unwrap_or(self.origin)
     }
 
     /// The core [`Instant`] of a tokio instant (the epoch, if `at` is earlier).
     pub fn from_tokio(&self, at: tokio::time::Instant) -> Instant {
         let since = at.saturating_duration_since(self.origin);
-        Instant::from_micros(limiter_core::clock::duration_to_micros(since))
+        Instant::from_micros(limiter_core::duration_to_micros(since))
     }
 }
 

@@ -8,15 +8,20 @@ use super::level::{
 };
 use super::probe::Probe;
 use super::tally::Tally;
-use super::timeline::{MAX_TIME_STEP_MICROS, Timeline};
-use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::clock::{duration_to_micros, saturating_u32};
+use super::{Change, Controller, ControllerStats, Epoch, Sample};
+use crate::config::ConfigError;
+use crate::num::saturating_u32;
+use crate::time::clock::duration_to_micros;
+use crate::time::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 
 /// A duration in microseconds, saturating at `u32::MAX` (about 71 minutes).
 const fn micros_u32(duration: Duration) -> u32 {
     saturating_u32(duration_to_micros(duration))
 }
-use crate::{Instant, MedianWindow, Outcome, Ratio, WindowedMin};
+use crate::controller::window::{MedianWindow, WindowedMin};
+use crate::num::ratio::Ratio;
+use crate::signal::outcome::Outcome;
+use crate::time::clock::Instant;
 
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
 /// fixed-point variants can agree to the unit over the whole range.
@@ -560,7 +565,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             .checked_shl(16)
             .filter(|shifted| shifted >> 16 == threshold)
             .map_or(u64::MAX, |shifted| {
-                crate::divide::div_u64(shifted, latency.max(1))
+                crate::num::divide::div_u64(shifted, latency.max(1))
             });
         let bits = bits.clamp(u64::from(deepest.to_bits()), u64::from(backoff.to_bits()));
         Ratio::from_bits(bits as u32)

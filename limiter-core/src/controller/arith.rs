@@ -8,7 +8,7 @@
 
 use core::fmt::Debug;
 
-use crate::Ratio;
+use crate::num::ratio::Ratio;
 
 mod sealed {
     pub trait Sealed {}
@@ -140,7 +140,7 @@ impl LimitValue for Q32 {
         // step / limit in 32.32 = step_bits · 2^32 / (limit in 32.16). step_bits < 2^32, so the
         // numerator fits a u64; the divisor is at least 1.0 in 32.16.
         let divisor = (self.0 >> 16).max(1 << 16);
-        let increment = crate::divide::div_u64(u64::from(step.to_bits()) << 32, divisor);
+        let increment = crate::num::divide::div_u64(u64::from(step.to_bits()) << 32, divisor);
         Q32(self.0.saturating_add(increment))
     }
     fn shrink(self, backoff: Ratio) -> Self {

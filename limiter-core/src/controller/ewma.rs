@@ -8,9 +8,11 @@
 //! exponentially weighted moving averages of the interval means.
 
 use super::level::{Bounds, FloorWatch, assert_valid, bounds_builders, is_fraction};
-use super::timeline::Timeline;
-use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::{Outcome, Ratio};
+use super::{Change, Controller, ControllerStats, Epoch, Sample};
+use crate::config::ConfigError;
+use crate::num::ratio::Ratio;
+use crate::signal::outcome::Outcome;
+use crate::time::timeline::Timeline;
 
 /// Configuration of an [`EwmaDeviation`] controller.
 ///
@@ -303,7 +305,7 @@ impl Controller for EwmaDeviation {
             limit: self.limit,
             min: self.config.bounds.min,
             max: self.config.bounds.max,
-            baseline_micros: self.mean.map(crate::clock::saturating_u32),
+            baseline_micros: self.mean.map(crate::num::saturating_u32),
             increases: self.increases,
             decreases: self.decreases,
             at_floor_since: self.at_floor.since(),

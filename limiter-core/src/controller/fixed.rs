@@ -1,6 +1,7 @@
 //! A limit that does not adapt: the baseline every adaptive controller is compared against.
 
-use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
+use super::{Change, Controller, ControllerStats, Epoch, Sample};
+use crate::config::ConfigError;
 
 /// A fixed concurrency limit, like a semaphore, that only changes when told to.
 ///

@@ -21,8 +21,10 @@
 
 use super::arith::{LimitValue, Q32};
 use super::level::{Bounds, DEFAULT_BACKOFF, Level, assert_valid, bounds_builders, is_fraction};
-use super::{Change, ConfigError, Controller, ControllerStats, Epoch, Sample};
-use crate::{Outcome, Ratio};
+use super::{Change, Controller, ControllerStats, Epoch, Sample};
+use crate::config::ConfigError;
+use crate::num::ratio::Ratio;
+use crate::signal::outcome::Outcome;
 
 /// Configuration of a [`Gradient2`] controller.
 ///
@@ -245,7 +247,7 @@ impl Controller for Gradient2 {
     }
 
     fn stats(&self) -> ControllerStats {
-        let baseline = (self.samples > 0).then(|| crate::clock::saturating_u32(self.long >> 16));
+        let baseline = (self.samples > 0).then(|| crate::num::saturating_u32(self.long >> 16));
         self.limit.stats(baseline)
     }
 }

@@ -2,8 +2,10 @@
 //! the epoch of cuts, counts of moves, and since when it sits at its floor.
 
 use super::arith::{LimitValue, Q32};
-use super::{Change, ConfigError, ControllerStats, Epoch, MAX_LIMIT, Sample};
-use crate::{Instant, Ratio};
+use super::{Change, ControllerStats, Epoch, MAX_LIMIT, Sample};
+use crate::config::ConfigError;
+use crate::num::ratio::Ratio;
+use crate::time::clock::Instant;
 
 /// The cut on an overload every controller starts from: 0.8.
 pub(crate) const DEFAULT_BACKOFF: Ratio = Ratio::from_bits(52_429);

@@ -7,28 +7,27 @@
 
 mod aimd;
 mod arith;
-mod error;
 mod ewma;
 mod fixed;
 mod gradient;
 mod level;
 mod probe;
 mod tally;
-pub(crate) mod timeline;
 mod vegas;
+pub(crate) mod window;
 
 pub use aimd::{
     Aimd, AimdConfig, AimdF32, AimdFixed, AimdFixedCompact, DEFAULT_WINDOW, LatencySignal,
     MAX_LIMIT,
 };
 pub use arith::{F32, LimitValue, Q32};
-pub use error::ConfigError;
 pub use ewma::{EwmaConfig, EwmaDeviation};
 pub use fixed::Fixed;
 pub use gradient::{Gradient2, GradientConfig};
 pub use vegas::{Vegas, VegasConfig};
 
-use crate::{Instant, Outcome};
+use crate::signal::outcome::Outcome;
+use crate::time::clock::Instant;
 
 /// A controller's count of decreases, as seen by a request when it was admitted.
 ///

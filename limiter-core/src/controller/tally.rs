@@ -27,7 +27,7 @@
 //! closes the tally too.
 
 use super::Epoch;
-use crate::Outcome;
+use crate::signal::outcome::Outcome;
 
 /// The tally of the last cut round (see the module's documentation).
 #[derive(Clone, Copy, Debug)]

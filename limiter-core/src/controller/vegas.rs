@@ -8,10 +8,14 @@
 use core::time::Duration;
 
 use super::level::{Bounds, DEFAULT_BACKOFF, Level, assert_valid, bounds_builders, is_fraction};
-use super::timeline::Timeline;
-use super::{Change, ConfigError, Controller, ControllerStats, Epoch, LimitValue, Q32, Sample};
-use crate::clock::duration_to_micros;
-use crate::{Instant, Outcome, Ratio, WindowedMin};
+use super::{Change, Controller, ControllerStats, Epoch, LimitValue, Q32, Sample};
+use crate::config::ConfigError;
+use crate::controller::window::WindowedMin;
+use crate::num::ratio::Ratio;
+use crate::signal::outcome::Outcome;
+use crate::time::clock::Instant;
+use crate::time::clock::duration_to_micros;
+use crate::time::timeline::Timeline;
 
 /// Configuration of a [`Vegas`] controller.
 ///

@@ -3,8 +3,9 @@
 
 use core::time::Duration;
 
-use crate::clock::duration_to_micros;
-use crate::{Instant, Ratio};
+use crate::num::ratio::Ratio;
+use crate::time::clock::Instant;
+use crate::time::clock::duration_to_micros;
 
 /// Exponential backoff with full jitter.
 ///

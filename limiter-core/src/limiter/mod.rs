@@ -5,19 +5,28 @@
 //! reports. The adapters only supply the [`Runtime`] (tokio's timer, `async-io`'s,
 //! embassy-time's) and name the types, so every method behaves the same on every runtime.
 
+pub(crate) mod registry;
+
 use core::future::{Future, poll_fn};
 use core::ops::Deref;
 use core::pin::{Pin, pin};
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use crate::gate::Refused;
-use crate::waiters::Queue;
-use crate::{
-    AcquireError, AcquireScoped, AimdConfig, AimdF32, AtLimit, Classify, ConfigError, Controller,
-    Gate, GateRef, Instant, Permit, QueueFull, RawMutex, Runtime, ScopedPermit, Snapshot,
-    acquire_scoped,
-};
+use crate::config::ConfigError;
+use crate::controller::{AimdConfig, AimdF32, Controller};
+use crate::gate::Gate;
+use crate::gate::error::Refused;
+use crate::gate::error::{AcquireError, AtLimit, QueueFull};
+use crate::gate::handle::GateRef;
+use crate::gate::mutex::RawMutex;
+use crate::gate::permit::Permit;
+use crate::gate::scoped::{AcquireScoped, ScopedPermit, acquire_scoped};
+use crate::gate::snapshot::Snapshot;
+use crate::gate::waiters::Queue;
+use crate::signal::classify::Classify;
+use crate::time::clock::Instant;
+use crate::time::runtime::Runtime;
 
 /// An adaptive concurrency limiter: a [`Gate`] and the [`Runtime`] it runs on.
 ///
@@ -513,7 +522,7 @@ pin_project_lite::pin_project! {
     /// it passes to the next waiter.
     #[must_use = "futures do nothing unless polled"]
     pub struct Admit<H: GateRef, S> {
-        queued: crate::Acquire<H>,
+        queued: crate::gate::future::Acquire<H>,
         // The timer of a hold in force, while it runs.
         #[pin]
         hold: Option<S>,
@@ -523,7 +532,7 @@ pin_project_lite::pin_project! {
 impl<H: GateRef, S> Admit<H, S> {
     fn new(handle: H) -> Self {
         Admit {
-            queued: crate::Acquire::new(handle),
+            queued: crate::gate::future::Acquire::new(handle),
             hold: None,
         }
     }

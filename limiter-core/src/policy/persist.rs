@@ -7,7 +7,7 @@
 //! it was learned within and when; on import the limit is pulled toward the initial value by
 //! half for every `half_life` of age, and clamped to the bounds in force now.
 
-use crate::Snapshot;
+use crate::gate::snapshot::Snapshot;
 
 /// The format version written by [`LimitRecord::encode`].
 const VERSION: u8 = 1;
@@ -151,7 +151,7 @@ impl LimitRecord {
             return initial;
         }
         let age = now_unix_secs - self.at_unix_secs;
-        let half_lives = crate::divide::div_u64(age, u64::from(half_life_secs));
+        let half_lives = crate::num::divide::div_u64(age, u64::from(half_life_secs));
         if half_lives >= 32 {
             return initial;
         }
@@ -159,7 +159,8 @@ impl LimitRecord {
         // of that across the fraction of the current half-life.
         let whole = 65_536u64 >> half_lives;
         let into = age - half_lives * u64::from(half_life_secs);
-        let weight = whole - crate::divide::div_u64(whole * into, 2 * u64::from(half_life_secs));
+        let weight =
+            whole - crate::num::divide::div_u64(whole * into, 2 * u64::from(half_life_secs));
         let (from, to) = (u64::from(initial), u64::from(self.limit));
         let restored = if to >= from {
             from + ((to - from) * weight + 32_768) / 65_536

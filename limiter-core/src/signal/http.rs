@@ -1,110 +1,8 @@
-//! What happened to a request, and which of those things say anything about capacity.
-//!
-//! Only congestion may shrink the limit. A request ends in one of three [`Outcome`]s:
-//!
-//! | outcome | effect on an adaptive limit |
-//! |---|---|
-//! | [`Outcome::Success`] | a latency sample: growth, or a cut if the latency is far above baseline |
-//! | [`Outcome::Overload`] | a cut (at most one per round trip) |
-//! | [`Outcome::Ignore`] | nothing: the request says nothing about the dependency's capacity |
-//!
-//! [`Cause`] is the finer taxonomy callers usually have at hand (a timeout, a 429, a validation
-//! error, a cancelled call…); [`Cause::outcome`] maps it, and [`HttpClassifier`] maps HTTP status
-//! codes onto it.
+//! [`HttpClassifier`]: HTTP status codes (and, with the `http` feature, responses with their
+//! `Retry-After`) as causes, outcomes and verdicts.
 
-/// How a request ended, as far as the limiter is concerned.
-///
-/// # Examples
-///
-/// ```
-/// use limiter_core::{Cause, Outcome};
-///
-/// assert_eq!(Cause::Throttled.outcome(), Outcome::Overload);
-/// assert_eq!(Cause::Validation.outcome(), Outcome::Ignore);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Outcome {
-    /// The dependency did the work. Its latency is a sample for the controller.
-    Success,
-    /// The dependency (or our own path to it) is saturated: timeout, 429, 503, 504, a dropped
-    /// call, an exhausted connection pool. The limit is cut.
-    Overload,
-    /// Says nothing about capacity: a client error, a cancelled call. The limit does not move.
-    Ignore,
-}
-
-/// Why a request ended: the taxonomy callers classify their results into.
-///
-/// Each cause maps to an [`Outcome`] through [`Cause::outcome`]. Only [`Cause::Throttled`],
-/// [`Cause::Unavailable`], [`Cause::Timeout`] and [`Cause::LocalSaturation`] feed the controller
-/// as congestion; [`Cause::Success`] feeds it a latency sample; every other cause is ignored.
-///
-/// [`Cause::TransientFailure`] (HTTP 500, 502, a reset connection) is ignored by default because a
-/// failing replica is not the same as an overloaded one; [`HttpClassifier::server_errors_are_congestion`]
-/// and [`Cause::outcome_with`] let a caller treat it as congestion instead.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Cause {
-    /// The call succeeded (2xx, 3xx).
-    Success,
-    /// The dependency asked us to slow down (HTTP 429, a provider's throttling error).
-    Throttled,
-    /// The dependency is overloaded or unavailable (HTTP 503).
-    Unavailable,
-    /// The call took too long: a local deadline, a gateway timeout (HTTP 504), a dropped call.
-    Timeout,
-    /// Our own resources are saturated (an exhausted connection pool, a full send buffer).
-    LocalSaturation,
-    /// The dependency failed in a way that may pass (HTTP 500, 502, a reset connection).
-    TransientFailure,
-    /// Credentials were missing or rejected (HTTP 401).
-    Authentication,
-    /// The caller may not do this (HTTP 403).
-    Permission,
-    /// The request itself was wrong (HTTP 400, 413, 422 and other client errors).
-    Validation,
-    /// The resource does not exist and will not appear by retrying (HTTP 404, 410).
-    NotFound,
-    /// The caller gave up: the future was dropped, the user navigated away.
-    Cancelled,
-    /// Anything else, including malformed status codes. Ignored.
-    Other,
-}
-
-impl Cause {
-    /// The outcome this cause has on the limit, with the default policy (transient failures are
-    /// not congestion).
-    pub const fn outcome(self) -> Outcome {
-        self.outcome_with(false)
-    }
-
-    /// The outcome this cause has on the limit, treating [`Cause::TransientFailure`] as
-    /// congestion when `transient_is_congestion` is set.
-    ///
-    /// ```
-    /// use limiter_core::{Cause, Outcome};
-    /// assert_eq!(Cause::TransientFailure.outcome_with(false), Outcome::Ignore);
-    /// assert_eq!(Cause::TransientFailure.outcome_with(true), Outcome::Overload);
-    /// ```
-    pub const fn outcome_with(self, transient_is_congestion: bool) -> Outcome {
-        match self {
-            Cause::Success => Outcome::Success,
-            Cause::Throttled | Cause::Unavailable | Cause::Timeout | Cause::LocalSaturation => {
-                Outcome::Overload
-            }
-            Cause::TransientFailure if transient_is_congestion => Outcome::Overload,
-            Cause::TransientFailure
-            | Cause::Authentication
-            | Cause::Permission
-            | Cause::Validation
-            | Cause::NotFound
-            | Cause::Cancelled
-            | Cause::Other => Outcome::Ignore,
-        }
-    }
-}
+use crate::signal::classify::{Classify, Verdict};
+use crate::signal::outcome::{Cause, Outcome};
 
 /// Classifies HTTP status codes into [`Cause`]s and [`Outcome`]s.
 ///
@@ -162,7 +60,7 @@ impl HttpClassifier {
     /// The longest `Retry-After` honoured; longer ones are cut to it.
     pub const fn retry_after_cap(mut self, cap: core::time::Duration) -> Self {
         let secs = cap.as_secs();
-        self.retry_after_cap_secs = crate::clock::saturating_u32(secs);
+        self.retry_after_cap_secs = crate::num::saturating_u32(secs);
         self
     }
 
@@ -197,6 +95,59 @@ impl HttpClassifier {
     pub const fn outcome(&self, status: u16) -> Outcome {
         self.cause(status)
             .outcome_with(self.transient_is_congestion)
+    }
+}
+
+impl Classify<u16> for HttpClassifier {
+    fn classify(&self, status: &u16) -> Verdict {
+        Verdict::new(self.outcome(*status))
+    }
+}
+
+/// Reads the status and, when the response signals congestion, its `Retry-After` (either form;
+/// dates against the system clock; bounded by [`HttpClassifier::retry_after_cap`]). A malformed
+/// `Retry-After` is ignored: the status alone decides.
+///
+/// ```
+/// use limiter_core::{Classify, HttpClassifier, Outcome};
+///
+/// let response = http::Response::builder()
+///     .status(503)
+///     .header("retry-after", "7")
+///     .body(())
+///     .unwrap();
+/// let v = HttpClassifier::new().classify(&response);
+/// assert_eq!(v.outcome, Outcome::Overload);
+/// assert_eq!(v.retry_after, Some(std::time::Duration::from_secs(7)));
+/// ```
+#[cfg(feature = "http")]
+impl<B> Classify<http::Response<B>> for HttpClassifier {
+    fn classify(&self, response: &http::Response<B>) -> Verdict {
+        let verdict = Verdict::new(self.outcome(response.status().as_u16()));
+        if verdict.outcome != Outcome::Overload {
+            return verdict;
+        }
+        let Some(value) = response.headers().get(http::header::RETRY_AFTER) else {
+            return verdict; // most overloads carry no hint: no wall-clock read for them
+        };
+        // Only the HTTP-date form needs the wall clock.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        crate::signal::retry_after::parse_retry_after(value.as_bytes(), now, self.max_retry_after())
+            .map_or(verdict, |r| verdict.retry_after(r.delay))
+    }
+}
+
+/// A response is classified as above; an error (no response at all: refused, reset, timed out)
+/// is congestion.
+#[cfg(feature = "http")]
+impl<B, E> Classify<Result<http::Response<B>, E>> for HttpClassifier {
+    fn classify(&self, output: &Result<http::Response<B>, E>) -> Verdict {
+        match output {
+            Ok(response) => self.classify(response),
+            Err(_) => Verdict::new(Outcome::Overload),
+        }
     }
 }
 

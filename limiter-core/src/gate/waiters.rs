@@ -15,7 +15,7 @@
 
 use core::task::Waker;
 
-use crate::Instant;
+use crate::time::clock::Instant;
 
 /// The most waiters woken per pass; the gate wakes them outside its lock, then takes the lock
 /// again if more can be granted. Bounded so the list lives on the stack cheaply.

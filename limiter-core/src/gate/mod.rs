@@ -23,78 +23,28 @@
 //! 5. **Wake outside the lock, exactly as many as admitted.** Granting collects wakers; they are
 //!    woken after the lock is released, one per granted entry.
 
+pub(crate) mod error;
+pub(crate) mod future;
+pub(crate) mod handle;
+pub(crate) mod mutex;
+pub(crate) mod permit;
+pub(crate) mod scoped;
+pub(crate) mod snapshot;
+pub(crate) mod waiters;
+
 use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::controller::{Admission, Controller, Sample};
-use crate::permit::{GateRef, Permit};
-use crate::snapshot::Snapshot;
-use crate::waiters::{EntryState, InlineQueue, Queue, Waiters, WakeList};
-use crate::{Acquire, Clock, Instant, Outcome, RawMutex};
-
-/// The limit was reached; the request was shed without waiting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AtLimit;
-
-impl core::fmt::Display for AtLimit {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("concurrency limit reached")
-    }
-}
-
-impl core::error::Error for AtLimit {}
-
-/// The waiting queue was full: the request was refused instead of queued (counted in
-/// [`Snapshot::rejected`](crate::Snapshot::rejected)). This is an overload response: turn the
-/// request away or report it upstream, do not spin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct QueueFull;
-
-impl core::fmt::Display for QueueFull {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("concurrency limiter queue is full")
-    }
-}
-
-impl core::error::Error for QueueFull {}
-
-/// Why a waiter was not queued (the gate's internal protocol): the queue was full, or a
-/// `Retry-After` holds newcomers back until the given instant.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refused {
-    Full,
-    Held(Instant),
-}
-
-/// Why a bounded wait for a permit (a timeout, a deadline) ended without one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum AcquireError {
-    /// The waiting queue was full: the request was rejected at once, not queued.
-    QueueFull,
-    /// The deadline passed while the request waited; it has left the queue.
-    Timeout,
-}
-
-impl From<QueueFull> for AcquireError {
-    fn from(_: QueueFull) -> Self {
-        AcquireError::QueueFull
-    }
-}
-
-impl core::fmt::Display for AcquireError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            AcquireError::QueueFull => "concurrency limiter queue is full",
-            AcquireError::Timeout => "timed out waiting for a concurrency permit",
-        })
-    }
-}
-
-impl core::error::Error for AcquireError {}
+use crate::gate::error::{AtLimit, Refused};
+use crate::gate::future::Acquire;
+use crate::gate::handle::GateRef;
+use crate::gate::mutex::RawMutex;
+use crate::gate::permit::Permit;
+use crate::gate::snapshot::Snapshot;
+use crate::gate::waiters::{EntryState, InlineQueue, Queue, Waiters, WakeList};
+use crate::signal::outcome::Outcome;
+use crate::time::clock::{Clock, Instant};
 
 #[derive(Debug, Clone, Copy)]
 struct Counters {
@@ -375,7 +325,7 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
 
     /// Waits, in FIFO order, until the request can be admitted.
     ///
-    /// Resolves to [`QueueFull`] at once if `Q` requests are already queued.
+    /// Resolves to [`QueueFull`](crate::QueueFull) at once if `Q` requests are already queued.
     ///
     /// # Cancel safety
     ///
@@ -615,7 +565,7 @@ where
     }
 }
 
-impl<R, M, C, T, Q> crate::permit::sealed::Sealed for R
+impl<R, M, C, T, Q> crate::gate::handle::sealed::Sealed for R
 where
     R: core::ops::Deref<Target = Gate<M, C, T, Q>>,
     M: RawMutex,

@@ -1,6 +1,6 @@
 //! [`Snapshot`]: what the limiter decided and why, in one consistent read.
 
-use crate::Instant;
+use crate::time::clock::Instant;
 
 /// The state of a [`Gate`](crate::Gate) at one moment.
 ///

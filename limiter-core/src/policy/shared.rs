@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::Clock;
+use crate::time::clock::Clock;
 
 /// A [`Gcra`](crate::Gcra) rate limit shared by threads and tasks (one `Arc`), on clock `T`
 /// (feature `std`). The std adapters' `Quota` wraps it with their runtime's timer.
@@ -19,13 +19,13 @@ use crate::Clock;
 /// ```
 #[derive(Clone, Debug)]
 pub struct SharedQuota<T> {
-    gcra: Arc<std::sync::Mutex<crate::Gcra>>,
+    gcra: Arc<std::sync::Mutex<crate::policy::quota::Gcra>>,
     clock: T,
 }
 
 impl<T: Clock> SharedQuota<T> {
     /// Shares `gcra`, on `clock`.
-    pub fn new(gcra: crate::Gcra, clock: T) -> Self {
+    pub fn new(gcra: crate::policy::quota::Gcra, clock: T) -> Self {
         SharedQuota {
             gcra: Arc::new(std::sync::Mutex::new(gcra)),
             clock,
@@ -39,7 +39,7 @@ impl<T: Clock> SharedQuota<T> {
 
     /// Takes one call if the quota allows it now; otherwise the instant (of [`Self::clock`]) at
     /// which it would.
-    pub fn try_take(&self) -> Result<(), crate::Instant> {
+    pub fn try_take(&self) -> Result<(), crate::time::clock::Instant> {
         let now = self.clock.now();
         let mut gcra = self
             .gcra

@@ -5,7 +5,7 @@
 //! about 71 minutes. A median over latencies needs no more, and a 32-sample window costs 100
 //! bytes instead of 164.
 
-use crate::clock::saturating_u32;
+use crate::num::saturating_u32;
 
 /// Significant bits a stored sample keeps.
 const SIGNIFICANT_BITS: u32 = 12;
@@ -271,7 +271,7 @@ impl<const N: usize> MedianWindow<N> {
 #[derive(Clone, Debug)]
 pub struct WindowedMin {
     period_micros: u64,
-    epoch_start: crate::Instant,
+    epoch_start: crate::time::clock::Instant,
     current: Option<u32>,
     previous: Option<u32>,
 }
@@ -279,17 +279,17 @@ pub struct WindowedMin {
 impl WindowedMin {
     /// A windowed minimum refreshed every `period` (a zero period is taken as one microsecond).
     pub const fn new(period: core::time::Duration) -> Self {
-        let micros = crate::clock::duration_to_micros(period);
+        let micros = crate::time::clock::duration_to_micros(period);
         WindowedMin {
             period_micros: if micros == 0 { 1 } else { micros },
-            epoch_start: crate::Instant::ZERO,
+            epoch_start: crate::time::clock::Instant::ZERO,
             current: None,
             previous: None,
         }
     }
 
     /// Records a sample taken at `now`.
-    pub fn push(&mut self, now: crate::Instant, micros: u64) {
+    pub fn push(&mut self, now: crate::time::clock::Instant, micros: u64) {
         self.rotate(now);
         let sample = saturating_u32(micros);
         self.current = Some(self.current.map_or(sample, |m| m.min(sample)));
@@ -298,7 +298,7 @@ impl WindowedMin {
     /// Moves the epochs forward to `now` without a sample (so an idle period also ages the
     /// minimum).
     #[inline(never)] // two callers in a controller; one copy on a microcontroller
-    pub fn rotate(&mut self, now: crate::Instant) {
+    pub fn rotate(&mut self, now: crate::time::clock::Instant) {
         let elapsed = now.micros_since(self.epoch_start);
         if elapsed < self.period_micros {
             return;
@@ -334,7 +334,7 @@ impl WindowedMin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Instant;
+    use crate::time::clock::Instant;
     use core::time::Duration;
     use std::vec::Vec;
 

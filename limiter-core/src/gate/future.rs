@@ -4,8 +4,9 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::gate::{QueueFull, Refused};
-use crate::permit::{GateRef, Permit};
+use crate::gate::error::{QueueFull, Refused};
+use crate::gate::handle::GateRef;
+use crate::gate::permit::Permit;
 
 /// Waits in the gate's FIFO queue for admission. Created by [`Gate::acquire`](crate::Gate::acquire)
 /// and [`Gate::acquire_owned`](crate::Gate::acquire_owned).

@@ -2,7 +2,7 @@
 
 use core::future::Future;
 
-use crate::{Clock, Instant};
+use crate::time::clock::{Clock, Instant};
 
 /// A clock with a timer: everything a [`Limiter`](crate::Limiter) needs from the executor it
 /// runs on. Each adapter implements it once (tokio's timer, `async-io`'s, embassy-time's); the

@@ -19,8 +19,11 @@ impl core::fmt::Display for RegistryFull {
 
 impl core::error::Error for RegistryFull {}
 
-use crate::waiters::Queue;
-use crate::{Clock, Controller, Gate, RawMutex};
+use crate::controller::Controller;
+use crate::gate::Gate;
+use crate::gate::mutex::RawMutex;
+use crate::gate::waiters::Queue;
+use crate::time::clock::Clock;
 
 /// Up to `N` keys, each with its own [`Gate`], in fixed storage: no allocation, no eviction.
 ///
@@ -126,7 +129,11 @@ mod keyed {
     use std::sync::{Arc, Mutex, PoisonError};
 
     use super::RegistryFull;
-    use crate::{Clock, Controller, Gate, HeapQueue, Instant, StdRawMutex};
+    use crate::controller::Controller;
+    use crate::gate::Gate;
+    use crate::gate::mutex::StdRawMutex;
+    use crate::gate::waiters::HeapQueue;
+    use crate::time::clock::{Clock, Instant};
 
     /// The gate a [`KeyedGates`] keeps per key.
     type KeyGate<C, T> = Gate<StdRawMutex, C, T, HeapQueue>;

@@ -1,38 +1,13 @@
 //! [`Permit`]: one admitted request, released exactly once on every path.
 
-use core::task::{Context, Poll};
+use core::future::Future;
 use core::time::Duration;
 
 use crate::controller::Admission;
-use crate::{Cause, Instant, Outcome};
-
-pub(crate) mod sealed {
-    pub trait Sealed {}
-}
-
-/// A handle to a [`Gate`](crate::Gate): `&Gate`, `Arc<Gate>`, or any other `Deref` to one.
-///
-/// Implemented for every such handle; sealed. Its methods are the gate's internal protocol and
-/// are not meant to be called directly.
-pub trait GateRef: sealed::Sealed {
-    #[doc(hidden)]
-    fn now(&self) -> Instant;
-    #[doc(hidden)]
-    fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>);
-    #[doc(hidden)]
-    fn hold_growth_for(&self, delay: Duration);
-    #[doc(hidden)]
-    fn poll_acquire(
-        &self,
-        ticket: &mut Option<u64>,
-        honour_hold: bool,
-        cx: &mut Context<'_>,
-    ) -> Poll<Result<Admission, crate::gate::Refused>>;
-    #[doc(hidden)]
-    fn cancel_wait(&self, ticket: u64);
-    #[doc(hidden)]
-    fn try_admit(&self) -> Result<Admission, crate::AtLimit>;
-}
+use crate::gate::handle::GateRef;
+use crate::signal::classify::{Classify, Verdict};
+use crate::signal::outcome::{Cause, Outcome};
+use crate::time::clock::Instant;
 
 /// The right to have one request in flight.
 ///
@@ -85,7 +60,7 @@ impl<R: GateRef> Permit<R> {
     }
 
     /// A permit if the gate admits a newcomer now (see [`crate::Gate::try_acquire`]).
-    pub(crate) fn try_new(gate: R) -> Result<Self, crate::AtLimit> {
+    pub(crate) fn try_new(gate: R) -> Result<Self, crate::gate::error::AtLimit> {
         let admission = gate.try_admit()?;
         Ok(Permit::new(gate, admission))
     }
@@ -177,5 +152,47 @@ impl<R: GateRef> core::fmt::Debug for Permit<R> {
         f.debug_struct("Permit")
             .field("admission", &self.admission)
             .finish_non_exhaustive()
+    }
+}
+
+impl<R: GateRef> Permit<R> {
+    /// Records `verdict`: holds growth for its `Retry-After`, if any, then records its outcome.
+    pub fn record_verdict(self, verdict: Verdict) {
+        if let Some(delay) = verdict.retry_after {
+            self.hold_growth_for(delay);
+        }
+        self.record(verdict.outcome);
+    }
+
+    /// Runs `call` holding this permit, then records what `classify` makes of its output.
+    ///
+    /// If `call` panics or the returned future is dropped first, the permit is released as
+    /// cancelled and the limit does not move.
+    ///
+    /// ```
+    /// use core::pin::pin;
+    /// use core::task::{Context, Poll, Waker};
+    /// use core::future::Future;
+    /// use limiter_core::{ErrorsAreOverload, Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(2).unwrap(), &clock);
+    /// let permit = gate.try_acquire().unwrap();
+    /// let call = async { Ok::<_, ()>(42) };
+    /// let mut run = pin!(permit.run(call, &ErrorsAreOverload));
+    /// let Poll::Ready(out) = run.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+    ///     panic!()
+    /// };
+    /// assert_eq!(out, Ok(42));
+    /// assert_eq!(gate.in_flight(), 0);
+    /// ```
+    pub async fn run<F, K>(self, call: F, classify: &K) -> F::Output
+    where
+        F: Future,
+        K: Classify<F::Output> + ?Sized,
+    {
+        let output = call.await;
+        self.record_verdict(classify.classify(&output));
+        output
     }
 }

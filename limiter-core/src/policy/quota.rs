@@ -10,8 +10,8 @@
 
 use core::time::Duration;
 
-use crate::Instant;
-use crate::clock::duration_to_micros;
+use crate::time::clock::Instant;
+use crate::time::clock::duration_to_micros;
 
 /// Why a quota was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Gcra {
             return Err(QuotaError::TooFast);
         }
         // Rounded up: a quota may only ever be under-used, never exceeded.
-        let interval_us = crate::divide::div_u64(period_us - 1, calls as u64) + 1;
+        let interval_us = crate::num::divide::div_u64(period_us - 1, calls as u64) + 1;
         Ok(Gcra {
             interval_us,
             tolerance_us: interval_us.saturating_mul((burst - 1) as u64),

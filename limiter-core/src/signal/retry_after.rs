@@ -117,7 +117,7 @@ pub fn parse_retry_after(
 /// RFC 9110 requires.
 ///
 /// ```
-/// use limiter_core::retry_after::parse_http_date;
+/// use limiter_core::parse_http_date;
 ///
 /// let now = 784_111_777;
 /// for date in [

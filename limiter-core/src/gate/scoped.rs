@@ -21,10 +21,12 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::future::Acquire;
-use crate::gate::{AtLimit, QueueFull};
-use crate::permit::{GateRef, Permit};
-use crate::{Outcome, Verdict};
+use crate::gate::error::{AtLimit, QueueFull};
+use crate::gate::future::Acquire;
+use crate::gate::handle::GateRef;
+use crate::gate::permit::Permit;
+use crate::signal::classify::Verdict;
+use crate::signal::outcome::Outcome;
 
 /// A key permit and a global permit, released together; see [`acquire_scoped`].
 #[must_use = "a permit releases its capacity when dropped; record an outcome with it"]
@@ -230,7 +232,11 @@ mod tests {
     use core::time::Duration;
 
     use super::*;
-    use crate::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
+    use crate::controller::Fixed;
+    use crate::gate::Gate;
+    use crate::gate::mutex::NoopRawMutex;
+    use crate::gate::waiters::InlineQueue;
+    use crate::time::clock::ManualClock;
 
     #[test]
     fn the_wait_for_the_global_gate_is_not_the_keys_latency() {

@@ -1,6 +1,6 @@
 //! Monotonic time for controllers, built from the timestamps their samples carry.
 
-use crate::Instant;
+use crate::time::clock::Instant;
 
 /// The most time one observation may add (2^40 µs, about 12.7 days), and the longest hold: a
 /// timestamp far in the future (garbage, a glitching clock) cannot use up the elapsed-time count,

@@ -89,7 +89,7 @@ impl Instant {
 ///
 /// ```
 /// # use core::time::Duration;
-/// use limiter_core::clock::duration_to_micros;
+/// use limiter_core::duration_to_micros;
 /// assert_eq!(duration_to_micros(Duration::from_millis(3)), 3_000);
 /// assert_eq!(duration_to_micros(Duration::MAX), u64::MAX);
 /// ```
@@ -109,7 +109,7 @@ pub const fn duration_to_micros(duration: Duration) -> u64 {
 /// 900 bytes of flash on a Cortex-M0.
 ///
 /// ```
-/// use limiter_core::clock::micros_to_ticks_ceil;
+/// use limiter_core::micros_to_ticks_ceil;
 /// assert_eq!(micros_to_ticks_ceil(1_000, 1_000), 1);
 /// assert_eq!(micros_to_ticks_ceil(1_001, 1_000), 2);
 /// assert_eq!(micros_to_ticks_ceil(0, 32_768), 0);
@@ -128,17 +128,7 @@ pub const fn micros_to_ticks_ceil(micros: u64, hz: u64) -> u64 {
 
 /// `⌈n / d⌉` for `d > 0`, without a multiplication.
 const fn div_ceil(n: u64, d: u64) -> u64 {
-    crate::divide::div_u64(n.saturating_add(d - 1), d)
-}
-
-/// `value`, or `u32::MAX` if it does not fit: how 32-bit fields keep microseconds, seconds and
-/// samples.
-pub(crate) const fn saturating_u32(value: u64) -> u32 {
-    if value > u32::MAX as u64 {
-        u32::MAX
-    } else {
-        value as u32
-    }
+    crate::num::divide::div_u64(n.saturating_add(d - 1), d)
 }
 
 /// A source of [`Instant`]s, implemented at the edges (runtime adapters, tests, simulators).

@@ -3,9 +3,11 @@
 
 use core::time::Duration;
 
-use crate::clock::duration_to_micros;
-use crate::controller::timeline::Timeline;
-use crate::{ConfigError, Instant, Ratio};
+use crate::config::ConfigError;
+use crate::num::ratio::Ratio;
+use crate::time::clock::Instant;
+use crate::time::clock::duration_to_micros;
+use crate::time::timeline::Timeline;
 
 /// Allows a retry only while retries stay within `reserve + ratio × first attempts` over the last
 /// one to two `period`s.
@@ -76,7 +78,7 @@ impl RetryBudget {
         if elapsed < self.period_micros {
             return;
         }
-        let periods = crate::divide::div_u64(elapsed, self.period_micros);
+        let periods = crate::num::divide::div_u64(elapsed, self.period_micros);
         if periods == 1 {
             self.deposits = [self.deposits[1], 0];
             self.withdrawals = [self.withdrawals[1], 0];
