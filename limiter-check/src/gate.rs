@@ -131,7 +131,7 @@ fn run<C: Controller, W: Queue>(
                         model.in_flight += 1;
                         permits.push(p);
                     }
-                    Err(_) => assert!(!expected, "try_acquire shed with room and no queue"),
+                    Err(_) => assert!(!expected, "try_acquire refused with room and no queue"),
                 }
             }
             Op::Acquire => {

@@ -25,7 +25,7 @@ pub use controller::{
     ControllerStats, DEFAULT_WINDOW, Epoch, EwmaConfig, EwmaDeviation, F32, Fixed, Gradient2,
     GradientConfig, LatencySignal, LimitValue, MAX_LIMIT, Q32, Sample, Vegas, VegasConfig,
 };
-pub use gate::error::{AcquireError, AtLimit, QueueFull};
+pub use gate::error::{AcquireError, AtLimit, QueueFull, TryAcquireError};
 pub use gate::future::Acquire;
 pub use gate::handle::GateRef;
 #[cfg(feature = "critical-section")]

@@ -158,7 +158,7 @@ mod heap_queue {
         assert!(a.as_mut().poll(&mut cx).is_pending());
         assert!(b.as_mut().poll(&mut cx).is_pending());
         assert!(matches!(c.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
-        assert_eq!(gate.snapshot().rejected, 1);
+        assert_eq!(gate.snapshot().queue_full, 1);
         assert_eq!(HeapQueue::new(2).bound(), 2);
     }
 }

@@ -119,8 +119,8 @@ fn a_spent_future_stays_pending_and_changes_nothing() {
     assert!(refused.poll().is_pending());
     let after = gate.snapshot();
     assert_eq!(
-        (after.in_flight, after.queued, after.rejected),
-        (before.in_flight, before.queued, before.rejected)
+        (after.in_flight, after.queued, after.queue_full),
+        (before.in_flight, before.queued, before.queue_full)
     );
     drop(permit);
     assert_eq!(third.woken(), 1);
@@ -139,7 +139,7 @@ fn a_full_queue_is_an_explicit_error() {
     assert!(b.poll().is_pending());
     assert!(matches!(c.poll(), Poll::Ready(Err(QueueFull))));
     let s = gate.snapshot();
-    assert_eq!((s.queued, s.rejected), (2, 1));
+    assert_eq!((s.queued, s.queue_full), (2, 1));
     // A place freed by a cancelled waiter can be taken again.
     drop(a);
     let mut d = Task::new(gate.acquire());
@@ -161,7 +161,7 @@ fn try_acquire_sheds_at_the_limit_and_never_barges() {
     let mut newcomer = Task::new(gate.acquire());
     assert!(newcomer.poll().is_pending());
     let permit = ready(&mut waiter);
-    assert_eq!(gate.snapshot().shed, 2);
+    assert_eq!(gate.snapshot().at_limit, 2);
     drop(permit);
     assert!(ready(&mut newcomer).admission().in_flight == 1);
 }

@@ -260,7 +260,7 @@ fn record_and_release_race_with_try_acquire() {
         let s = gate.snapshot();
         assert_eq!(s.in_flight, 0);
         assert_eq!(s.admitted as usize, admitted.load(Ordering::SeqCst));
-        assert_eq!(s.admitted + s.shed, 4);
+        assert_eq!(s.admitted + s.at_limit, 4);
     });
 }
 

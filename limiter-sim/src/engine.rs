@@ -30,8 +30,8 @@ use crate::metrics::{Metrics, Recorder};
 use crate::rng::Rng;
 use crate::upstream::{CallEnd, CallStart, Ending, Reply, Share, Upstream};
 
-/// Waiting requests each gate can hold; arrivals beyond are rejected (counted in
-/// [`Metrics::rejected`]), as a real service would shed them.
+/// Waiting requests each gate can hold; arrivals beyond are refused (counted in
+/// [`Metrics::queue_full`]), as a real service would refuse them.
 const QUEUE: usize = 4_096;
 
 /// How long after the last load stops every call must have ended: past it a run is stopped as
@@ -345,7 +345,7 @@ impl<'g, 'c> Calls<'g, 'c> {
                 // Shed by the limiter: an overload response, not a bug.
                 self.arrived.remove(&id);
                 self.attempt.remove(&id);
-                rec.rejected(self.client);
+                rec.queue_full(self.client);
                 Arrival::Rejected
             }
             Poll::Pending => {
@@ -428,7 +428,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             .filter(|(_, (_, f))| f.set.load(Ordering::SeqCst))
             .map(|(id, _)| *id)
             .collect();
-        let mut rejected = 0;
+        let mut queue_full = 0;
         let admitted = woken
             .into_iter()
             .filter_map(|id| {
@@ -444,14 +444,14 @@ impl<'g, 'c> Calls<'g, 'c> {
                     Poll::Ready(Err(_)) => {
                         self.arrived.remove(&id);
                         self.attempt.remove(&id);
-                        rec.rejected(self.client);
-                        rejected += 1;
+                        rec.queue_full(self.client);
+                        queue_full += 1;
                         None
                     }
                 }
             })
             .collect();
-        (admitted, rejected)
+        (admitted, queue_full)
     }
 }
 
@@ -514,12 +514,12 @@ impl World<'_> {
             // In client order, whatever order the wakes came in: runs do not depend on it.
             listed.sort_unstable();
             for client in listed {
-                let (admitted, rejected) = calls[client].resume_woken(rec);
+                let (admitted, queue_full) = calls[client].resume_woken(rec);
                 for call in admitted {
                     self.start(&mut calls[client], call, now, rec)?;
                 }
                 // A closed-loop caller turned away tries again a moment later, as on arrival.
-                for _ in 0..rejected {
+                for _ in 0..queue_full {
                     if loads[client].calls_again(now, calls[client].issued) {
                         self.schedule(&mut calls[client], now + 1_000);
                         calls[client].issued += 1;

@@ -33,7 +33,7 @@ pub struct Metrics {
     /// Calls that failed in a way that says nothing about load (500s).
     pub failed: u64,
     /// Calls the limiter turned away because its queue of waiters was full.
-    pub rejected: u64,
+    pub queue_full: u64,
     /// Attempts that were retries.
     pub retries: u64,
     /// All attempts per first attempt (1 without retries).
@@ -225,7 +225,7 @@ struct ClientRecord {
     throttled: u64,
     timed_out: u64,
     failed: u64,
-    rejected: u64,
+    queue_full: u64,
     /// Served calls per 100 ms.
     buckets: Vec<u32>,
     /// The current limit, and the one at the end of the load.
@@ -392,8 +392,8 @@ impl Recorder {
         self.clients[client].failed += 1;
     }
 
-    pub(crate) fn rejected(&mut self, client: usize) {
-        self.clients[client].rejected += 1;
+    pub(crate) fn queue_full(&mut self, client: usize) {
+        self.clients[client].queue_full += 1;
     }
 
     /// The run drained at `end`: the totals. (Cuts, retries and the ceiling's peak are the
@@ -439,7 +439,7 @@ impl Recorder {
             throttled: sum(|c| c.throttled),
             timed_out: sum(|c| c.timed_out),
             failed: sum(|c| c.failed),
-            rejected: sum(|c| c.rejected),
+            queue_full: sum(|c| c.queue_full),
             retries: 0,
             retry_amplification: 1.0,
             throughput_per_s: ok as f64 / (self.until.max(end).max(1) as f64 / 1e6),

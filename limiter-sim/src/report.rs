@@ -134,7 +134,7 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
             m.ok,
             vs_oracle,
             m.throttled + m.timed_out,
-            m.rejected,
+            m.queue_full,
             m.failed,
             m.throughput_per_s,
             m.rtt_mean_ms,

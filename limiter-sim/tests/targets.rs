@@ -283,7 +283,7 @@ fn json_rows_carry_every_metric() {
         "throttled",
         "timed_out",
         "failed",
-        "rejected",
+        "queue_full",
         "rtt_mean_ms",
         "p95_ms",
         "limit_mean",

@@ -621,5 +621,7 @@ pub fn retry_after_holds_admissions<A: Adapter>() {
         let s = A::snapshot(&limiter);
         assert_eq!((s.in_flight, s.queued), (0, 0));
         assert_eq!(s.admitted, 3, "the call, the waiter, and the last try");
+        let refusals = (s.held, s.timed_out, s.at_limit, s.queue_full);
+        assert_eq!(refusals, (1, 1, 0, 0), "one try held, one wait timed out");
     });
 }

@@ -36,7 +36,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::controller::{Admission, Controller, Sample};
-use crate::gate::error::{AtLimit, Refused};
+use crate::gate::error::{AtLimit, Refused, TryAcquireError};
 use crate::gate::future::Acquire;
 use crate::gate::handle::GateRef;
 use crate::gate::mutex::RawMutex;
@@ -49,16 +49,20 @@ use crate::time::clock::{Clock, Instant};
 #[derive(Debug, Clone, Copy)]
 struct Counters {
     admitted: u64,
-    shed: u64,
-    rejected: u64,
+    at_limit: u64,
+    held: u64,
+    queue_full: u64,
+    timed_out: u64,
     cancelled: u64,
 }
 
 impl Counters {
     const ZERO: Counters = Counters {
         admitted: 0,
-        shed: 0,
-        rejected: 0,
+        at_limit: 0,
+        held: 0,
+        queue_full: 0,
+        timed_out: 0,
         cancelled: 0,
     };
 }
@@ -265,7 +269,8 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         }
     }
 
-    /// Admits a request if in-flight is below the limit, else sheds it at once.
+    /// Admits a request if in-flight is below the limit and nobody waits, else refuses it at
+    /// once ([`AtLimit`]).
     ///
     /// # Examples
     ///
@@ -293,34 +298,45 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         Ok(Permit::new(handle, admission))
     }
 
-    /// Takes one unit of capacity if a newcomer may be admitted now; counts a shed request if not.
+    /// Takes one unit of capacity if a newcomer may be admitted now; counts a refusal at the
+    /// limit if not.
     ///
-    /// The clock is read only for an admitted request, after the lock: shedding at the limit,
+    /// The clock is read only for an admitted request, after the lock: refusing at the limit,
     /// the hot path under overload, reads none.
     fn try_admit(&self) -> Result<Admission, AtLimit> {
-        self.admit(false)
+        self.admit(false).map_err(|_| AtLimit)
     }
 
     /// [`Gate::try_admit`], refused too while an admission hold is in force
-    /// ([`Gate::hold_admissions_for`]). The clock is read under the lock only while a hold
+    /// ([`Gate::hold_admissions_for`]), counted as held. The clock is read only while a hold
     /// is set; an expired one is cleared.
-    pub(crate) fn try_admit_unless_held(&self) -> Result<Admission, AtLimit> {
+    pub(crate) fn try_admit_unless_held(&self) -> Result<Admission, TryAcquireError> {
         self.admit(true)
     }
 
-    fn admit(&self, honour_hold: bool) -> Result<Admission, AtLimit> {
-        let held = honour_hold && self.held_until().is_some();
+    fn admit(&self, honour_hold: bool) -> Result<Admission, TryAcquireError> {
+        let held = if honour_hold { self.held_until() } else { None };
         let mut admission = M::lock(&self.state, |s| {
-            if !held && s.admits_newcomer() {
+            if let Some(until) = held {
+                s.counters.held = s.counters.held.wrapping_add(1);
+                Err(TryAcquireError::Held { until })
+            } else if s.admits_newcomer() {
                 s.take();
                 Ok(s.admission())
             } else {
-                s.counters.shed = s.counters.shed.wrapping_add(1);
-                Err(AtLimit)
+                s.counters.at_limit = s.counters.at_limit.wrapping_add(1);
+                Err(TryAcquireError::AtLimit)
             }
         })?;
         admission.at = self.clock.now();
         Ok(admission)
+    }
+
+    /// Counts a wait that its deadline ended without a permit (the waiter has left the queue).
+    pub(crate) fn count_timed_out(&self) {
+        M::lock(&self.state, |s| {
+            s.counters.timed_out = s.counters.timed_out.wrapping_add(1);
+        });
     }
 
     /// Waits, in FIFO order, until the request can be admitted.
@@ -412,7 +428,7 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
                 *ticket = Some(t);
                 Poll::Pending
             } else {
-                s.counters.rejected = s.counters.rejected.wrapping_add(1);
+                s.counters.queue_full = s.counters.queue_full.wrapping_add(1);
                 Poll::Ready(Err(Refused::Full))
             }
         });
@@ -533,8 +549,10 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
                 in_flight: s.in_flight,
                 baseline_micros: stats.baseline_micros,
                 admitted: s.counters.admitted,
-                shed: s.counters.shed,
-                rejected: s.counters.rejected,
+                at_limit: s.counters.at_limit,
+                held: s.counters.held,
+                queue_full: s.counters.queue_full,
+                timed_out: s.counters.timed_out,
                 cancelled: s.counters.cancelled,
                 increases: stats.increases,
                 decreases: stats.decreases,

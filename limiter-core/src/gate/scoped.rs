@@ -200,7 +200,7 @@ impl<K: GateRef, G: GateRef> core::fmt::Debug for AcquireScoped<K, G> {
 /// Takes a key permit and a global permit without waiting, or neither.
 ///
 /// If the key admits and the global gate does not, the key permit is released at once (counted
-/// as cancelled by the key's gate) and the request is shed.
+/// as cancelled by the key's gate) and the request is refused.
 ///
 /// ```
 /// use limiter_core::{

@@ -23,11 +23,16 @@ pub struct Snapshot {
     pub baseline_micros: Option<u32>,
     /// Requests admitted, ever.
     pub admitted: u64,
-    /// Requests turned away by `try_acquire`: at the limit, or, through a
-    /// [`Limiter`](crate::Limiter), while a `Retry-After` holds admissions.
-    pub shed: u64,
-    /// Requests rejected because the waiting queue was full.
-    pub rejected: u64,
+    /// Requests refused at the limit by `try_acquire` ([`AtLimit`](crate::AtLimit)).
+    pub at_limit: u64,
+    /// Requests refused by a [`Limiter`](crate::Limiter)'s `try_acquire` while a `Retry-After`
+    /// held admissions ([`TryAcquireError::Held`](crate::TryAcquireError::Held)).
+    pub held: u64,
+    /// Requests refused because the waiting queue was full ([`QueueFull`](crate::QueueFull)).
+    pub queue_full: u64,
+    /// Waits that their deadline ended without a permit
+    /// ([`AcquireError::Timeout`](crate::AcquireError::Timeout)).
+    pub timed_out: u64,
     /// Permits dropped without an outcome, and granted waiters cancelled before resuming.
     pub cancelled: u64,
     /// Samples that grew the limit.

@@ -369,37 +369,37 @@ impl<S: Queue> Waiters<S> {
 }
 
 /// Wakers collected under the lock, woken after it is released.
+///
+/// A `heapless::Vec`, woken last first: the capacity is already granted, in FIFO order, so the
+/// order of the wakes decides only which task runs first. Measured on the Cortex-M0 footprint
+/// firmware (`bash scripts/footprint.sh`): 5,100 bytes for the limiter; waking in grant order
+/// costs 5,148 (`iter` then `clear`) or 5,248 (`heapless::Deque`), and the hand-written
+/// `[Option<Waker>; 8]` list 5,172 last first and 5,188 in order.
 pub(crate) struct WakeList {
-    wakers: [Option<Waker>; WAKE_BATCH],
-    len: usize,
+    wakers: heapless::Vec<Waker, WAKE_BATCH>,
 }
 
 impl WakeList {
     pub(crate) const fn new() -> Self {
         WakeList {
-            wakers: [const { None }; WAKE_BATCH],
-            len: 0,
+            wakers: heapless::Vec::new(),
         }
     }
 
-    pub(crate) const fn is_full(&self) -> bool {
-        self.len == WAKE_BATCH
+    pub(crate) fn is_full(&self) -> bool {
+        self.wakers.is_full()
     }
 
-    /// Adds a waker; the caller checks [`WakeList::is_full`] first.
+    /// Adds a waker; the caller checks [`WakeList::is_full`] first (a waker pushed onto a full
+    /// list would be dropped, and its task never woken).
     pub(crate) fn push(&mut self, waker: Waker) {
-        if let Some(slot) = self.wakers.get_mut(self.len) {
-            *slot = Some(waker);
-            self.len += 1;
-        }
+        let _ = self.wakers.push(waker);
     }
 
     pub(crate) fn wake_all(&mut self) {
-        let held = self.wakers.iter_mut().take(self.len);
-        for waker in held.filter_map(Option::take) {
+        while let Some(waker) = self.wakers.pop() {
             waker.wake();
         }
-        self.len = 0;
     }
 }
 

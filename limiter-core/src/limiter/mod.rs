@@ -17,7 +17,7 @@ use crate::config::ConfigError;
 use crate::controller::{AimdConfig, AimdF32, Controller};
 use crate::gate::Gate;
 use crate::gate::error::Refused;
-use crate::gate::error::{AcquireError, AtLimit, QueueFull};
+use crate::gate::error::{AcquireError, QueueFull, TryAcquireError};
 use crate::gate::handle::GateRef;
 use crate::gate::mutex::RawMutex;
 use crate::gate::permit::Permit;
@@ -56,9 +56,8 @@ use crate::time::runtime::Runtime;
 /// use core::task::{Context, Poll, Waker};
 /// use core::time::Duration;
 /// use limiter_core::{
-///     InlineQueue,
-///     Clock, Fixed, Gate, InPlace, Instant, Limiter, ManualClock, NoopRawMutex, Outcome, Runtime,
-///     Verdict, classify_fn,
+///     Clock, Fixed, Gate, InPlace, InlineQueue, Instant, Limiter, ManualClock, NoopRawMutex,
+///     Outcome, Runtime, TryAcquireError, Verdict, classify_fn,
 /// };
 ///
 /// // A runtime on a hand-driven clock whose timers have always fired (a test's).
@@ -86,8 +85,10 @@ use crate::time::runtime::Runtime;
 /// let mut cx = Context::from_waker(Waker::noop());
 /// let call = pin!(limiter.run(async { 429u16 }, throttled));
 /// assert!(matches!(call.poll(&mut cx), Poll::Ready(Ok(429))));
-/// assert!(limiter.try_acquire().is_err());
+/// let held = TryAcquireError::Held { until: Instant::from_millis(1_000) };
+/// assert_eq!(limiter.try_acquire().err(), Some(held));
 /// assert_eq!(limiter.held_until(), Some(Instant::from_millis(1_000)));
+/// assert_eq!(limiter.snapshot().held, 1);
 /// clock.advance(Duration::from_secs(1));
 /// assert!(limiter.try_acquire().is_ok());
 /// ```
@@ -206,15 +207,16 @@ where
     }
 
     /// Admits a request if in-flight is below the limit, nobody waits and no `Retry-After`
-    /// holds admissions; otherwise refuses it at once.
-    pub fn try_acquire(&self) -> Result<Permit<&Gate<M, C, R, Q>>, AtLimit> {
+    /// holds admissions; otherwise refuses it at once, saying which
+    /// ([`TryAcquireError::AtLimit`] or [`TryAcquireError::Held`]).
+    pub fn try_acquire(&self) -> Result<Permit<&Gate<M, C, R, Q>>, TryAcquireError> {
         let admission = self.gate.try_admit_unless_held()?;
         Ok(Permit::new(&*self.gate, admission))
     }
 
     /// [`Limiter::try_acquire`], with a permit that keeps a handle to the limiter (`'static`
     /// with an `Arc`, for spawned tasks).
-    pub fn try_acquire_owned(&self) -> Result<Permit<H>, AtLimit>
+    pub fn try_acquire_owned(&self) -> Result<Permit<H>, TryAcquireError>
     where
         H: Clone,
     {
@@ -258,10 +260,11 @@ where
             if let Poll::Ready(admitted) = admit.as_mut().poll(cx) {
                 return Poll::Ready(admitted.map_err(AcquireError::from));
             }
-            expired
-                .as_mut()
-                .poll(cx)
-                .map(|()| Err(AcquireError::Timeout))
+            expired.as_mut().poll(cx).map(|()| {
+                // The waiter leaves the queue when `admit` is dropped, on return.
+                self.gate.count_timed_out();
+                Err(AcquireError::Timeout)
+            })
         })
         .await
     }
