@@ -57,4 +57,7 @@ pub use limiter::{
 pub use limiter_core::AcquireError;
 pub use quota::Quota;
 #[cfg(feature = "tower")]
-pub use tower::{BoxError, LimitLayer, LimitService, ResponseFuture};
+pub use tower::{
+    BoxError, LimitLayer, LimitService, Refusal, RefusalsAsErrors, RefusalsAsResponses,
+    ResponseFuture,
+};

@@ -7,9 +7,9 @@ use std::time::Duration;
 use limiter_core::{
     AimdConfig, ErrorsAreOverload, Fixed, HeapQueue, HttpClassifier, Outcome, classify_fn,
 };
-use limiter_tokio::{LimitLayer, Limiter};
+use limiter_tokio::{BoxError, LimitLayer, Limiter, Refusal};
 use tokio::sync::oneshot;
-use tokio_test::{assert_pending, assert_ready, assert_ready_ok, task};
+use tokio_test::{assert_pending, assert_ready_ok, task};
 use tower::{Layer, Service, ServiceExt, service_fn};
 
 type Reply = oneshot::Receiver<Result<u16, &'static str>>;
@@ -109,16 +109,166 @@ async fn clones_do_not_share_a_held_permit() {
     assert_ready_ok!(ready.poll());
 }
 
+/// The refusal a response future resolved to, from a service that answers refusals as errors.
+fn refusal(err: &BoxError) -> Refusal {
+    *err.downcast_ref::<Refusal>()
+        .unwrap_or_else(|| panic!("not a refusal: {err}"))
+}
+
 #[tokio::test]
-async fn a_full_queue_is_an_error_from_poll_ready() {
+async fn a_full_queue_is_a_refusal_from_the_response_future_not_a_broken_service() {
     let limiter = Limiter::with_queue(Fixed::new(1).unwrap(), HeapQueue::new(1));
     let _held = limiter.try_acquire().unwrap();
     let mut a = LimitLayer::new(limiter.clone(), ErrorsAreOverload).layer(channel_service());
     let mut b = a.clone();
     let mut waits = task::spawn(poll_fn(|cx| a.poll_ready(cx)));
     assert_pending!(waits.poll());
-    let err = assert_ready!(task::spawn(poll_fn(|cx| b.poll_ready(cx))).poll()).unwrap_err();
-    assert!(err.is::<limiter_core::QueueFull>(), "{err}");
+    // tower's contract: poll_ready fails only for a broken service.
+    assert_ready_ok!(task::spawn(poll_fn(|cx| b.poll_ready(cx))).poll());
+    let (_tx, rx) = oneshot::channel();
+    let err = b.call(rx).await.unwrap_err();
+    assert_eq!(refusal(&err), Refusal::QueueFull);
+    assert_eq!(limiter.snapshot().queue_full, 1);
+    // The service is still usable: once the queue has room (the other service, which waited
+    // in it, is gone), the next request waits in it.
+    drop(waits);
+    drop(a);
+    assert_pending!(task::spawn(poll_fn(|cx| b.poll_ready(cx))).poll());
+    assert_eq!(limiter.snapshot().queued, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_bounded_wait_ends_in_a_timed_out_refusal_and_leaves_the_queue() {
+    let limiter = fixed(1);
+    let held = limiter.try_acquire().unwrap();
+    let mut service = LimitLayer::new(limiter.clone(), ErrorsAreOverload)
+        .max_wait(Duration::from_millis(20))
+        .layer(channel_service());
+    let started = tokio::time::Instant::now();
+    poll_fn(|cx| service.poll_ready(cx)).await.unwrap();
+    assert_eq!(started.elapsed(), Duration::from_millis(20));
+    let s = limiter.snapshot();
+    assert_eq!((s.queued, s.timed_out), (0, 1), "left the queue, counted");
+    let (_tx, rx) = oneshot::channel();
+    assert_eq!(
+        refusal(&service.call(rx).await.unwrap_err()),
+        Refusal::TimedOut
+    );
+    // Capacity within the bound is taken as usual.
+    let mut waits = task::spawn(poll_fn(|cx| service.poll_ready(cx)));
+    assert_pending!(waits.poll());
+    drop(held);
+    assert_ready_ok!(waits.poll());
+    drop(waits);
+    let (tx, rx) = oneshot::channel();
+    tx.send(Ok(200)).unwrap();
+    assert_eq!(service.call(rx).await.unwrap(), 200);
+}
+
+#[tokio::test]
+async fn refusing_at_the_limit_never_waits() {
+    let limiter = fixed(1);
+    let _held = limiter.try_acquire().unwrap();
+    let mut service = LimitLayer::new(limiter.clone(), ErrorsAreOverload)
+        .refuse_at_limit()
+        .layer(channel_service());
+    assert_ready_ok!(task::spawn(poll_fn(|cx| service.poll_ready(cx))).poll());
+    let (_tx, rx) = oneshot::channel();
+    assert_eq!(
+        refusal(&service.call(rx).await.unwrap_err()),
+        Refusal::AtLimit
+    );
+    let s = limiter.snapshot();
+    assert_eq!((s.at_limit, s.queued), (1, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_in_a_response_holds_the_next_requests_back() {
+    let limiter = fixed(4);
+    let throttled = service_fn(|()| async {
+        Ok::<_, std::io::Error>(
+            http::Response::builder()
+                .status(429)
+                .header("retry-after", "2")
+                .body(())
+                .unwrap(),
+        )
+    });
+    let layer = LimitLayer::new(limiter.clone(), HttpClassifier::new());
+    let answered = layer.layer(throttled).oneshot(()).await.unwrap();
+    assert_eq!(answered.status(), 429);
+    assert!(limiter.held_until().is_some(), "the hint holds admissions");
+
+    // Refusing at once: told how long the pause still lasts.
+    let ok = service_fn(|()| async { Ok::<_, std::io::Error>(http::Response::new(())) });
+    let refused = layer
+        .clone()
+        .refuse_at_limit()
+        .layer(ok)
+        .oneshot(())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refusal(&refused),
+        Refusal::Held {
+            retry_after: Duration::from_secs(2)
+        }
+    );
+    // Waiting at most 1 s: the hold outlasts it.
+    let bounded = layer
+        .clone()
+        .max_wait(Duration::from_secs(1))
+        .layer(ok)
+        .oneshot(())
+        .await;
+    assert_eq!(
+        refusal(&bounded.unwrap_err()),
+        Refusal::Held {
+            retry_after: Duration::from_secs(1)
+        }
+    );
+    // Waiting as long as it takes: admitted once the hold has passed.
+    let started = tokio::time::Instant::now();
+    let waited = layer.layer(ok).oneshot(()).await.unwrap();
+    assert_eq!(waited.status(), 200);
+    assert_eq!(started.elapsed(), Duration::from_secs(1));
+    let s = limiter.snapshot();
+    assert_eq!(
+        (s.held, s.timed_out),
+        (2, 0),
+        "a wait the hold outlasted is held, not timed out"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn refusals_as_responses_are_503s_with_the_hold_as_retry_after() {
+    let limiter = fixed(1);
+    let _held = limiter.try_acquire().unwrap();
+    let ok = service_fn(|()| async {
+        Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    });
+    let layer = LimitLayer::new(limiter.clone(), HttpClassifier::new()).refuse_at_limit();
+    let at_limit = layer
+        .clone()
+        .refusals_as_responses()
+        .layer(ok)
+        .oneshot(())
+        .await
+        .unwrap();
+    assert_eq!(at_limit.status(), 503);
+    assert!(at_limit.headers().get("retry-after").is_none());
+
+    limiter.hold_admissions_for(Duration::from_millis(1_500));
+    let held = layer
+        .refusals_as_responses()
+        .layer(ok)
+        .oneshot(())
+        .await
+        .unwrap();
+    assert_eq!(held.status(), 503);
+    assert_eq!(held.headers()["retry-after"], "2");
+    let s = limiter.snapshot();
+    assert_eq!((s.at_limit, s.held), (1, 1));
 }
 
 #[tokio::test(start_paused = true)]

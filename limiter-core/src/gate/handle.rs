@@ -24,6 +24,8 @@ pub trait GateRef: sealed::Sealed {
     #[doc(hidden)]
     fn hold_growth_for(&self, delay: Duration);
     #[doc(hidden)]
+    fn hold_admissions_for(&self, delay: Duration);
+    #[doc(hidden)]
     fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,

@@ -339,6 +339,13 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         });
     }
 
+    /// Counts a request refused because a `Retry-After` hold outlasted its wait.
+    pub(crate) fn count_held(&self) {
+        M::lock(&self.state, |s| {
+            s.counters.held = s.counters.held.wrapping_add(1);
+        });
+    }
+
     /// Waits, in FIFO order, until the request can be admitted.
     ///
     /// Resolves to [`QueueFull`](crate::QueueFull) at once if `Q` requests are already queued.
@@ -611,6 +618,10 @@ where
 
     fn hold_growth_for(&self, delay: Duration) {
         Gate::hold_growth_for(self, delay);
+    }
+
+    fn hold_admissions_for(&self, delay: Duration) {
+        Gate::hold_admissions_for(self, delay);
     }
 
     fn poll_acquire(

@@ -134,6 +134,13 @@ impl<R: GateRef> Permit<R> {
     pub fn hold_growth_for(&self, delay: Duration) {
         self.gate.hold_growth_for(delay);
     }
+
+    /// The dependency asked for a pause (`Retry-After`): hold its limiter's newcomers back for
+    /// `delay`, and the limit's growth, as [`Limiter::run`](crate::Limiter::run) does. For
+    /// middleware that records outcomes on permits (the tower layer); bound `delay` first.
+    pub fn hold_admissions_for(&self, delay: Duration) {
+        self.gate.hold_admissions_for(delay);
+    }
 }
 
 impl<R: GateRef> Drop for Permit<R> {

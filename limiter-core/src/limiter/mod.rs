@@ -389,6 +389,19 @@ where
         self.gate.hold_admissions_for(delay);
     }
 
+    /// Counts a wait for a permit that its caller ended by a deadline of its own (a
+    /// middleware's bounded wait): in [`Snapshot::held`], returning when the hold ends, if a
+    /// `Retry-After` hold outlasted the wait; in [`Snapshot::timed_out`] otherwise, as
+    /// [`acquire_until`](Limiter::acquire_until) counts its own.
+    pub fn count_ended_wait(&self) -> Option<Instant> {
+        let held = self.gate.held_until();
+        match held {
+            Some(_) => self.gate.count_held(),
+            None => self.gate.count_timed_out(),
+        }
+        held
+    }
+
     /// Holds the limit's growth for `delay` (a `Retry-After` that should not stop admissions).
     pub fn hold_growth_for(&self, delay: Duration) {
         self.gate.hold_growth_for(delay);
