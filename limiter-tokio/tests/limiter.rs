@@ -197,7 +197,10 @@ async fn a_retry_after_seen_by_run_holds_admissions_until_it_has_passed() {
         classify_fn(|(): &()| Verdict::from(Outcome::Overload).retry_after(Duration::from_secs(1)));
     limiter.run(async {}, throttled).await.unwrap();
     assert!(limiter.try_acquire().is_err(), "held: not admitted at once");
-    assert_eq!((limiter.snapshot().held, limiter.snapshot().at_limit), (1, 0));
+    assert_eq!(
+        (limiter.snapshot().held, limiter.snapshot().at_limit),
+        (1, 0)
+    );
     let start = tokio::time::Instant::now();
     let permit = limiter.acquire().await.unwrap();
     assert_eq!(
