@@ -2,8 +2,16 @@
 //!
 //! `cargo bench -p limiter-tokio`, then `python3 scripts/bench-ratios.py` for the ratios.
 //!
-//! - `uncontended/*`: `try_acquire` and drop, one thread.
-//! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit.
+//! - `uncontended/*`: `try_acquire` and drop, one thread; `floor` is tokio's semaphore plus the
+//!   one clock read an admission needs (the limiter's own clock, `TokioClock`).
+//! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit. `floor`
+//!   is tokio's semaphore plus the two clock reads a latency-measuring limiter cannot avoid;
+//!   `congestion-limiter` is that crate's `DefaultLimiter` over its AIMD, `try_acquire` and
+//!   `release` with a success, each future polled once (both are ready at once).
+//!
+//! The controller under test is the std adapters' default, `AimdF32`. Note that the
+//! dev-dependencies enable tokio's `test-util`, which every `tokio::time::Instant::now()` in
+//! this run pays for, the floors' and the limiter's alike.
 //! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit held at 8: a
 //!   semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run checks that
 //!   its limit is still 8 at the end).
@@ -11,8 +19,14 @@
 //!   `MedianWindow<32>::push` into a full window, and one whole `AimdF32::on_sample` (its
 //!   window, baseline, verdict and growth) at a steady latency.
 
+use std::future::Future;
 use std::hint::black_box;
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use congestion_limiter::limiter::{DefaultLimiter, Limiter as _, Outcome as PeerOutcome};
+use congestion_limiter::limits::Aimd as PeerAimd;
 
 use criterion::{Criterion, criterion_main};
 use limiter_core::{
@@ -52,7 +66,26 @@ fn uncontended(c: &mut Criterion) {
     });
     let tokio_clock = limiter_tokio::TokioClock::new();
     g.bench_function("clock-read", |b| b.iter(|| black_box(tokio_clock.now())));
+    g.bench_function("floor", |b| {
+        b.iter(|| {
+            let permit = black_box(tokio.try_acquire().unwrap());
+            black_box(tokio_clock.now());
+            drop(permit);
+        });
+    });
     g.finish();
+}
+
+/// Polls `future` once; the benchmarks' futures are ready at once.
+fn ready_now<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the future was expected to be ready at once"),
+    }
 }
 
 fn window(c: &mut Criterion) {
@@ -92,9 +125,25 @@ fn cycle(c: &mut Criterion) {
     g.bench_function("tokio-semaphore", |b| {
         b.iter(|| drop(black_box(tokio.try_acquire().unwrap())));
     });
+    let clock = limiter_tokio::TokioClock::new();
+    g.bench_function("floor", |b| {
+        b.iter(|| {
+            let permit = black_box(tokio.try_acquire().unwrap());
+            let admitted = black_box(clock.now());
+            black_box(clock.now().micros_since(admitted));
+            drop(permit);
+        });
+    });
     let ours = limiter();
     g.bench_function("limiter", |b| {
         b.iter(|| black_box(ours.try_acquire().unwrap()).success());
+    });
+    let peer = DefaultLimiter::new(PeerAimd::new_with_initial_limit(LIMIT as usize));
+    g.bench_function("congestion-limiter", |b| {
+        b.iter(|| {
+            let token = ready_now(peer.try_acquire()).unwrap();
+            black_box(ready_now(peer.release(token, Some(PeerOutcome::Success))));
+        });
     });
     g.finish();
 }
