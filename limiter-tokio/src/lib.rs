@@ -56,8 +56,10 @@ pub use limiter::{
 };
 pub use limiter_core::AcquireError;
 pub use quota::Quota;
+#[cfg(all(feature = "tower", feature = "http"))]
+pub use tower::LimitedBody;
 #[cfg(feature = "tower")]
 pub use tower::{
     BoxError, LimitLayer, LimitService, Refusal, RefusalsAsErrors, RefusalsAsResponses,
-    ResponseFuture,
+    ResponseFuture, UntilBodyEnds, UntilResponse,
 };

@@ -36,6 +36,15 @@
 //!
 //! A `Retry-After` in a response (seen by the classifier, `HttpClassifier` with `http`) holds
 //! the limiter's newcomers back until it has passed, as `Limiter::run` does.
+//!
+//! # Streamed bodies
+//!
+//! By default the permit ends with the response's headers. With
+//! [`LimitLayer::permit_until_body_ends`] (feature `http`), a successful response's body is a
+//! [`LimitedBody`] that keeps the permit until the body has ended, so a streamed response counts
+//! against the limit while it streams and its latency sample runs to its last frame; a body
+//! dropped before its end releases the permit as cancelled, and a body error is a transient
+//! failure (ignored, as `HttpClassifier` ignores a 502).
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -127,6 +136,15 @@ pub struct RefusalsAsErrors;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RefusalsAsResponses;
 
+/// When a [`LimitService`]'s permit ends: with the response, or its headers (the default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UntilResponse;
+
+/// When a [`LimitService`]'s permit ends: with the response body (feature `http`); see
+/// [`LimitLayer::permit_until_body_ends`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UntilBodyEnds;
+
 /// How long a request may wait for a permit.
 #[derive(Clone, Copy, Debug)]
 enum Wait {
@@ -153,14 +171,14 @@ enum Wait {
 /// assert_eq!(limiter.snapshot().admitted, 1);
 /// # }
 /// ```
-pub struct LimitLayer<K, C = AimdF32, O = RefusalsAsErrors> {
+pub struct LimitLayer<K, C = AimdF32, O = RefusalsAsErrors, P = UntilResponse> {
     limiter: Limiter<C>,
     classify: K,
     wait: Wait,
-    answer: PhantomData<fn() -> O>,
+    answer: PhantomData<fn() -> (O, P)>,
 }
 
-impl<K: Clone, C, O> Clone for LimitLayer<K, C, O> {
+impl<K: Clone, C, O, P> Clone for LimitLayer<K, C, O, P> {
     fn clone(&self) -> Self {
         LimitLayer {
             limiter: self.limiter.clone(),
@@ -171,7 +189,7 @@ impl<K: Clone, C, O> Clone for LimitLayer<K, C, O> {
     }
 }
 
-impl<K, C: Controller, O> std::fmt::Debug for LimitLayer<K, C, O> {
+impl<K, C: Controller, O, P> std::fmt::Debug for LimitLayer<K, C, O, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LimitLayer")
             .field("limiter", &self.limiter)
@@ -193,7 +211,7 @@ impl<K, C> LimitLayer<K, C> {
     }
 }
 
-impl<K, C, O> LimitLayer<K, C, O> {
+impl<K, C, O, P> LimitLayer<K, C, O, P> {
     /// A request waits at most `max_wait` for its permit, then is refused
     /// ([`Refusal::TimedOut`], or [`Refusal::Held`] while a `Retry-After` hold lasts).
     #[must_use]
@@ -213,7 +231,20 @@ impl<K, C, O> LimitLayer<K, C, O> {
     /// Refusals are answered with [`Refusal::to_response`] (`503`, with `Retry-After` during a
     /// hold) and the inner service's error type is kept, as an axum `Router` needs.
     #[cfg(feature = "http")]
-    pub fn refusals_as_responses(self) -> LimitLayer<K, C, RefusalsAsResponses> {
+    pub fn refusals_as_responses(self) -> LimitLayer<K, C, RefusalsAsResponses, P> {
+        LimitLayer {
+            limiter: self.limiter,
+            classify: self.classify,
+            wait: self.wait,
+            answer: PhantomData,
+        }
+    }
+
+    /// A successful response keeps its permit until its body has ended: its body becomes a
+    /// [`LimitedBody`]. Responses that are not successes (as the classifier judges them)
+    /// release their permit with their headers, as without this option.
+    #[cfg(feature = "http")]
+    pub fn permit_until_body_ends(self) -> LimitLayer<K, C, O, UntilBodyEnds> {
         LimitLayer {
             limiter: self.limiter,
             classify: self.classify,
@@ -223,8 +254,8 @@ impl<K, C, O> LimitLayer<K, C, O> {
     }
 }
 
-impl<S, K: Clone, C: Controller, O> Layer<S> for LimitLayer<K, C, O> {
-    type Service = LimitService<S, K, C, O>;
+impl<S, K: Clone, C: Controller, O, P> Layer<S> for LimitLayer<K, C, O, P> {
+    type Service = LimitService<S, K, C, O, P>;
 
     fn layer(&self, inner: S) -> Self::Service {
         LimitService {
@@ -250,7 +281,7 @@ enum State<C: Controller> {
 }
 
 /// A service whose calls run under a [`Limiter`](crate::Limiter)'s permits; see [`LimitLayer`].
-pub struct LimitService<S, K, C: Controller = AimdF32, O = RefusalsAsErrors> {
+pub struct LimitService<S, K, C: Controller = AimdF32, O = RefusalsAsErrors, P = UntilResponse> {
     inner: S,
     limiter: Limiter<C>,
     classify: K,
@@ -261,10 +292,10 @@ pub struct LimitService<S, K, C: Controller = AimdF32, O = RefusalsAsErrors> {
     acquire: Option<Pin<Box<OwnedAcquire<C>>>>,
     /// The end of the longest wait, boxed once and reset for every request.
     expiry: Option<Pin<Box<tokio::time::Sleep>>>,
-    answer: PhantomData<fn() -> O>,
+    answer: PhantomData<fn() -> (O, P)>,
 }
 
-impl<S: Clone, K: Clone, C: Controller, O> Clone for LimitService<S, K, C, O> {
+impl<S: Clone, K: Clone, C: Controller, O, P> Clone for LimitService<S, K, C, O, P> {
     /// A clone shares the limiter, not a permit this service may hold.
     fn clone(&self) -> Self {
         LimitService {
@@ -280,7 +311,7 @@ impl<S: Clone, K: Clone, C: Controller, O> Clone for LimitService<S, K, C, O> {
     }
 }
 
-impl<S, K, C: Controller, O> std::fmt::Debug for LimitService<S, K, C, O> {
+impl<S, K, C: Controller, O, P> std::fmt::Debug for LimitService<S, K, C, O, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match self.state {
             State::Idle => "idle",
@@ -295,7 +326,7 @@ impl<S, K, C: Controller, O> std::fmt::Debug for LimitService<S, K, C, O> {
     }
 }
 
-impl<S, K, C: Controller, O> LimitService<S, K, C, O> {
+impl<S, K, C: Controller, O, P> LimitService<S, K, C, O, P> {
     /// Drives the admission of the next request: `Ready` once the service holds a permit or a
     /// refusal for it.
     fn poll_admission(&mut self, cx: &mut Context<'_>) -> Poll<()> {
@@ -379,7 +410,7 @@ impl<S, K, C: Controller, O> LimitService<S, K, C, O> {
     ///
     /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call, as tower's own
     /// middleware do.
-    fn start<Req>(&mut self, request: Req) -> ResponseFuture<S::Future, K, Arc<SharedGate<C>>, O>
+    fn start<Req>(&mut self, request: Req) -> ResponseFuture<S::Future, K, Arc<SharedGate<C>>, O, P>
     where
         S: Service<Req>,
         K: Clone,
@@ -402,7 +433,7 @@ impl<S, K, C: Controller, O> LimitService<S, K, C, O> {
     }
 }
 
-impl<S, Req, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsErrors>
+impl<S, Req, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsErrors, UntilResponse>
 where
     S: Service<Req>,
     S::Error: Into<BoxError>,
@@ -411,7 +442,7 @@ where
 {
     type Response = S::Response;
     type Error = BoxError;
-    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsErrors>;
+    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsErrors, UntilResponse>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         ready!(self.poll_admission(cx));
@@ -432,7 +463,7 @@ where
 }
 
 #[cfg(feature = "http")]
-impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsResponses>
+impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsResponses, UntilResponse>
 where
     S: Service<Req, Response = http::Response<B>>,
     B: Default,
@@ -441,7 +472,8 @@ where
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsResponses>;
+    type Future =
+        ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsResponses, UntilResponse>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         ready!(self.poll_admission(cx));
@@ -479,19 +511,25 @@ pin_project_lite::pin_project! {
     /// completes, then records the classified outcome (a `Retry-After` in it holds the
     /// limiter's newcomers back). Dropped early, it releases the permit as cancelled. For a
     /// refused request it resolves at once to the [`Refusal`].
-    pub struct ResponseFuture<F, K, R: GateRef, O = RefusalsAsErrors> {
+    pub struct ResponseFuture<F, K, R: GateRef, O = RefusalsAsErrors, P = UntilResponse> {
         #[pin]
         kind: Kind<F, K, R>,
-        answer: PhantomData<fn() -> O>,
+        answer: PhantomData<fn() -> (O, P)>,
     }
 }
 
-impl<F, K, R: GateRef, O> ResponseFuture<F, K, R, O> {
-    /// Polls the inner call and records its outcome; `Err` is the refusal, once.
+/// A finished call: its output, and its permit if it is to outlive the response.
+type Finished<T, E, R> = (Result<T, E>, Option<Permit<R>>);
+
+impl<F, K, R: GateRef, O, P> ResponseFuture<F, K, R, O, P> {
+    /// Polls the inner call and records its outcome (holding admissions for its
+    /// `Retry-After`), unless `keep` and it was a success: then its permit is handed back, to
+    /// be recorded later. `Err` is the refusal, once.
     fn poll_call<T, E>(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Result<Result<T, E>, Refusal>>
+        keep: bool,
+    ) -> Poll<Result<Finished<T, E, R>, Refusal>>
     where
         F: Future<Output = Result<T, E>>,
         K: Classify<Result<T, E>>,
@@ -503,14 +541,19 @@ impl<F, K, R: GateRef, O> ResponseFuture<F, K, R, O> {
                 classify,
             } => {
                 let output = ready!(inner.poll(cx));
+                let mut kept = None;
                 if let Some(permit) = permit.take() {
                     let verdict = classify.classify(&output);
                     if let Some(delay) = verdict.retry_after {
                         permit.hold_admissions_for(delay);
                     }
-                    permit.record(verdict.outcome);
+                    if keep && verdict.outcome == limiter_core::Outcome::Success {
+                        kept = Some(permit);
+                    } else {
+                        permit.record(verdict.outcome);
+                    }
                 }
-                Poll::Ready(Ok(output))
+                Poll::Ready(Ok((output, kept)))
             }
             // Polled again after it completed: a spent future, pending for good.
             KindProj::Refused { refusal } => refusal
@@ -520,7 +563,7 @@ impl<F, K, R: GateRef, O> ResponseFuture<F, K, R, O> {
     }
 }
 
-impl<F, T, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsErrors>
+impl<F, T, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsErrors, UntilResponse>
 where
     F: Future<Output = Result<T, E>>,
     E: Into<BoxError>,
@@ -530,15 +573,15 @@ where
     type Output = Result<T, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx)) {
-            Ok(output) => output.map_err(Into::into),
+        Poll::Ready(match ready!(self.poll_call(cx, false)) {
+            Ok((output, _)) => output.map_err(Into::into),
             Err(refusal) => Err(Box::new(refusal)),
         })
     }
 }
 
 #[cfg(feature = "http")]
-impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsResponses>
+impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsResponses, UntilResponse>
 where
     F: Future<Output = Result<http::Response<B>, E>>,
     B: Default,
@@ -548,14 +591,194 @@ where
     type Output = Result<http::Response<B>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx)) {
-            Ok(output) => output,
+        Poll::Ready(match ready!(self.poll_call(cx, false)) {
+            Ok((output, _)) => output,
             Err(refusal) => Ok(refusal.to_response()),
         })
     }
 }
 
-impl<F, K, R: GateRef, O> std::fmt::Debug for ResponseFuture<F, K, R, O> {
+#[cfg(feature = "http")]
+impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsErrors, UntilBodyEnds>
+where
+    B: http_body::Body,
+    F: Future<Output = Result<http::Response<B>, E>>,
+    E: Into<BoxError>,
+    K: Classify<Result<http::Response<B>, E>>,
+    R: GateRef,
+{
+    type Output = Result<http::Response<LimitedBody<B, R>>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(match ready!(self.poll_call(cx, true)) {
+            Ok((output, permit)) => output
+                .map(|response| response.map(|body| LimitedBody::new(body, permit)))
+                .map_err(Into::into),
+            Err(refusal) => Err(Box::new(refusal)),
+        })
+    }
+}
+
+#[cfg(feature = "http")]
+impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsResponses, UntilBodyEnds>
+where
+    B: http_body::Body,
+    F: Future<Output = Result<http::Response<B>, E>>,
+    B: Default,
+    K: Classify<Result<http::Response<B>, E>>,
+    R: GateRef,
+{
+    type Output = Result<http::Response<LimitedBody<B, R>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(match ready!(self.poll_call(cx, true)) {
+            Ok((output, permit)) => {
+                output.map(|response| response.map(|body| LimitedBody::new(body, permit)))
+            }
+            Err(refusal) => Ok(refusal
+                .to_response::<B>()
+                .map(|body| LimitedBody::new(body, None))),
+        })
+    }
+}
+
+#[cfg(feature = "http")]
+impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsErrors, UntilBodyEnds>
+where
+    B: http_body::Body,
+    S: Service<Req, Response = http::Response<B>>,
+    S::Error: Into<BoxError>,
+    K: Classify<Result<S::Response, S::Error>> + Clone,
+    C: Controller,
+{
+    type Response = http::Response<LimitedBody<B, Arc<SharedGate<C>>>>;
+    type Error = BoxError;
+    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsErrors, UntilBodyEnds>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        ready!(self.poll_admission(cx));
+        match self.state {
+            State::Ready(_) => self.inner.poll_ready(cx).map_err(Into::into),
+            _ => Poll::Ready(Ok(())),
+        }
+    }
+
+    /// # Panics
+    ///
+    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call.
+    fn call(&mut self, request: Req) -> Self::Future {
+        self.start(request)
+    }
+}
+
+#[cfg(feature = "http")]
+impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsResponses, UntilBodyEnds>
+where
+    B: http_body::Body,
+    S: Service<Req, Response = http::Response<B>>,
+    B: Default,
+    K: Classify<Result<S::Response, S::Error>> + Clone,
+    C: Controller,
+{
+    type Response = http::Response<LimitedBody<B, Arc<SharedGate<C>>>>;
+    type Error = S::Error;
+    type Future =
+        ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsResponses, UntilBodyEnds>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        ready!(self.poll_admission(cx));
+        match self.state {
+            State::Ready(_) => self.inner.poll_ready(cx),
+            _ => Poll::Ready(Ok(())),
+        }
+    }
+
+    /// # Panics
+    ///
+    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call.
+    fn call(&mut self, request: Req) -> Self::Future {
+        self.start(request)
+    }
+}
+
+#[cfg(feature = "http")]
+pin_project_lite::pin_project! {
+    /// A response body that keeps its request's permit until it has ended (see
+    /// [`LimitLayer::permit_until_body_ends`]): the last frame records a success, with the
+    /// latency from admission to then; an error records a transient failure (ignored by the
+    /// limit); dropped before its end, it releases the permit as cancelled.
+    pub struct LimitedBody<B, R: GateRef> {
+        #[pin]
+        inner: B,
+        permit: Option<Permit<R>>,
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B: http_body::Body, R: GateRef> LimitedBody<B, R> {
+    /// `inner`, holding `permit` until it ends (at once if it has already).
+    fn new(inner: B, permit: Option<Permit<R>>) -> Self {
+        let mut body = LimitedBody { inner, permit };
+        if body.inner.is_end_stream() {
+            if let Some(permit) = body.permit.take() {
+                permit.success();
+            }
+        }
+        body
+    }
+
+    /// Whether the permit is still held.
+    pub fn holds_permit(&self) -> bool {
+        self.permit.is_some()
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B: http_body::Body, R: GateRef> http_body::Body for LimitedBody<B, R> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let mut this = self.project();
+        let frame = ready!(this.inner.as_mut().poll_frame(cx));
+        match &frame {
+            Some(Err(_)) => {
+                if let Some(permit) = this.permit.take() {
+                    permit.record_cause(limiter_core::Cause::TransientFailure);
+                }
+            }
+            Some(Ok(_)) if !this.inner.is_end_stream() => {}
+            Some(Ok(_)) | None => {
+                if let Some(permit) = this.permit.take() {
+                    permit.success();
+                }
+            }
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B, R: GateRef> std::fmt::Debug for LimitedBody<B, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LimitedBody")
+            .field("holds_permit", &self.permit.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F, K, R: GateRef, O, P> std::fmt::Debug for ResponseFuture<F, K, R, O, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.kind {
             Kind::Running { permit, .. } if permit.is_some() => "running",
