@@ -21,12 +21,14 @@
 
 mod controller;
 mod gate;
+mod quota_hint;
 mod retry_after;
 mod retry_budget;
 mod window;
 
 pub use controller::{controller, fixed_vs_float};
 pub use gate::gate;
+pub use quota_hint::quota_hint;
 pub use retry_after::retry_after;
 pub use retry_budget::retry_budget;
 pub use window::window;

@@ -35,6 +35,11 @@ proptest! {
     }
 
     #[test]
+    fn quota_hints_round_trip_and_match_the_reference(bytes in vec(any::<u8>(), 0..256)) {
+        limiter_check::quota_hint(&bytes);
+    }
+
+    #[test]
     fn retry_budget_follows_its_counts(bytes in vec(any::<u8>(), 0..2_048)) {
         limiter_check::retry_budget(&bytes);
     }

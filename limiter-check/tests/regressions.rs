@@ -13,13 +13,14 @@ use std::path::Path;
 type Check = fn(&[u8]);
 
 /// Every fuzz target's check, by the target's name.
-const CHECKS: [(&str, Check); 6] = [
+const CHECKS: [(&str, Check); 7] = [
     ("controller", limiter_check::controller),
     ("fixed_vs_float", limiter_check::fixed_vs_float),
     ("window", limiter_check::window),
     ("retry_after", limiter_check::retry_after),
     ("gate", limiter_check::gate),
     ("retry_budget", limiter_check::retry_budget),
+    ("quota_hint", limiter_check::quota_hint),
 ];
 
 fn names_in(dir: &Path) -> BTreeSet<String> {

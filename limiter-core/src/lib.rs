@@ -56,6 +56,9 @@ pub use policy::shared::SharedQuota;
 pub use signal::classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, classify_fn};
 pub use signal::http::HttpClassifier;
 pub use signal::outcome::{Cause, Outcome};
+pub use signal::quota_hint::{
+    QuotaAdvice, QuotaHint, QuotaHintError, parse_quota_count, parse_quota_reset, parse_ratelimit,
+};
 pub use signal::retry_after::{RetryAfter, RetryAfterError, parse_http_date, parse_retry_after};
 #[cfg(feature = "std")]
 pub use time::clock::StdClock;

@@ -546,6 +546,8 @@ impl<F, K, R: GateRef, O, P> ResponseFuture<F, K, R, O, P> {
                     let verdict = classify.classify(&output);
                     if let Some(delay) = verdict.retry_after {
                         permit.hold_admissions_for(delay);
+                    } else if let Some(delay) = verdict.hold_growth {
+                        permit.hold_growth_for(delay);
                     }
                     if keep && verdict.outcome == limiter_core::Outcome::Success {
                         kept = Some(permit);

@@ -163,9 +163,14 @@ impl<R: GateRef> core::fmt::Debug for Permit<R> {
 }
 
 impl<R: GateRef> Permit<R> {
-    /// Records `verdict`: holds growth for its `Retry-After`, if any, then records its outcome.
+    /// Records `verdict`: holds growth for its `Retry-After` or its growth hold, if any, then
+    /// records its outcome.
     pub fn record_verdict(self, verdict: Verdict) {
-        if let Some(delay) = verdict.retry_after {
+        let hold = match (verdict.retry_after, verdict.hold_growth) {
+            (Some(a), Some(b)) => Some(if a > b { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        if let Some(delay) = hold {
             self.hold_growth_for(delay);
         }
         self.record(verdict.outcome);

@@ -334,6 +334,8 @@ where
         let verdict = classify.classify(&output);
         if let Some(delay) = verdict.retry_after {
             self.hold_admissions_for(delay); // and growth: not `record_verdict`, which would again
+        } else if let Some(delay) = verdict.hold_growth {
+            self.hold_growth_for(delay);
         }
         permit.record(verdict.outcome);
         Ok(output)

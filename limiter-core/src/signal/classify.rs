@@ -4,8 +4,9 @@ use core::time::Duration;
 
 use crate::signal::outcome::{Cause, Outcome};
 
-/// What a finished call tells the limiter: its [`Outcome`], and the pause the dependency asked
-/// for, if any (a `Retry-After` value, already bounded).
+/// What a finished call tells the limiter: its [`Outcome`], the pause the dependency asked for,
+/// if any (a `Retry-After`, or a quota it said was spent: already bounded), and how long the
+/// limit should not grow (a quota it said was nearly spent).
 ///
 /// ```
 /// use core::time::Duration;
@@ -20,8 +21,11 @@ use crate::signal::outcome::{Cause, Outcome};
 pub struct Verdict {
     /// How the call counts for the limit.
     pub outcome: Outcome,
-    /// Hold the limit's growth this long (the dependency's `Retry-After`).
+    /// The dependency's pause (its `Retry-After`): a limiter's `run` holds admissions and
+    /// growth this long; recorded on a permit, it holds growth.
     pub retry_after: Option<Duration>,
+    /// Hold the limit's growth this long, admissions going on (a nearly spent quota).
+    pub hold_growth: Option<Duration>,
 }
 
 impl Verdict {
@@ -30,12 +34,34 @@ impl Verdict {
         Verdict {
             outcome,
             retry_after: None,
+            hold_growth: None,
         }
     }
 
     /// The same verdict, with the dependency's `Retry-After` delay.
     pub const fn retry_after(mut self, delay: Duration) -> Self {
         self.retry_after = Some(delay);
+        self
+    }
+
+    /// The same verdict, holding the limit's growth for `delay`.
+    pub const fn hold_growth(mut self, delay: Duration) -> Self {
+        self.hold_growth = Some(delay);
+        self
+    }
+
+    /// The same verdict, with what a provider's quota headers ask: a spent quota is a pause (the
+    /// longer of it and any `Retry-After`), a nearly spent one holds growth.
+    pub const fn with_quota(mut self, advice: crate::signal::quota_hint::QuotaAdvice) -> Self {
+        if let Some(hold) = advice.hold_admissions {
+            self.retry_after = Some(match self.retry_after {
+                Some(delay) if delay.as_nanos() > hold.as_nanos() => delay,
+                _ => hold,
+            });
+        }
+        if let Some(hold) = advice.hold_growth {
+            self.hold_growth = Some(hold);
+        }
         self
     }
 }

@@ -104,11 +104,16 @@ impl Classify<u16> for HttpClassifier {
     }
 }
 
-/// Reads the status and, when the response signals congestion, its `Retry-After` (either form;
-/// dates against the system clock; bounded by [`HttpClassifier::retry_after_cap`]). A malformed
-/// `Retry-After` is ignored: the status alone decides.
+/// Reads the status; when the response signals congestion, its `Retry-After` (either form;
+/// dates against the system clock; bounded by [`HttpClassifier::retry_after_cap`]); and, on any
+/// response, the provider's remaining-quota headers (`RateLimit`, else `X-RateLimit-Remaining`,
+/// `-Limit` and `-Reset`, else draft 6's `RateLimit-Remaining`, `-Limit`, `-Reset`; see
+/// [`QuotaHint`](crate::QuotaHint)), bounded the same way: a spent quota is a pause like a
+/// `Retry-After`, a nearly spent one holds the limit's growth. A malformed header is ignored:
+/// the status and the other headers decide.
 ///
 /// ```
+/// use std::time::Duration;
 /// use limiter_core::{Classify, HttpClassifier, Outcome};
 ///
 /// let response = http::Response::builder()
@@ -118,25 +123,87 @@ impl Classify<u16> for HttpClassifier {
 ///     .unwrap();
 /// let v = HttpClassifier::new().classify(&response);
 /// assert_eq!(v.outcome, Outcome::Overload);
-/// assert_eq!(v.retry_after, Some(std::time::Duration::from_secs(7)));
+/// assert_eq!(v.retry_after, Some(Duration::from_secs(7)));
+///
+/// // A success that spent the quota: the next calls wait for the window's reset.
+/// let response = http::Response::builder()
+///     .status(200)
+///     .header("x-ratelimit-remaining", "0")
+///     .header("x-ratelimit-reset", "12")
+///     .body(())
+///     .unwrap();
+/// let v = HttpClassifier::new().classify(&response);
+/// assert_eq!((v.outcome, v.retry_after), (Outcome::Success, Some(Duration::from_secs(12))));
 /// ```
 #[cfg(feature = "http")]
 impl<B> Classify<http::Response<B>> for HttpClassifier {
     fn classify(&self, response: &http::Response<B>) -> Verdict {
-        let verdict = Verdict::new(self.outcome(response.status().as_u16()));
-        if verdict.outcome != Outcome::Overload {
-            return verdict;
-        }
-        let Some(value) = response.headers().get(http::header::RETRY_AFTER) else {
-            return verdict; // most overloads carry no hint: no wall-clock read for them
+        let mut verdict = Verdict::new(self.outcome(response.status().as_u16()));
+        let headers = response.headers();
+        // Only the HTTP-date form and Unix-time resets need the wall clock.
+        let now = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
         };
-        // Only the HTTP-date form needs the wall clock.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        crate::signal::retry_after::parse_retry_after(value.as_bytes(), now, self.max_retry_after())
-            .map_or(verdict, |r| verdict.retry_after(r.delay))
+        if verdict.outcome == Outcome::Overload {
+            // Most overloads carry no hint: no wall-clock read for them.
+            if let Some(value) = headers.get(http::header::RETRY_AFTER) {
+                let parsed = crate::signal::retry_after::parse_retry_after(
+                    value.as_bytes(),
+                    now(),
+                    self.max_retry_after(),
+                );
+                if let Ok(r) = parsed {
+                    verdict = verdict.retry_after(r.delay);
+                }
+            }
+        }
+        match quota_hint(headers, self.max_retry_after(), now) {
+            Some(hint) => verdict.with_quota(hint.advice()),
+            None => verdict,
+        }
     }
+}
+
+/// The provider's quota headers, if it sent any well-formed ones.
+#[cfg(feature = "http")]
+fn quota_hint(
+    headers: &http::HeaderMap,
+    max: core::time::Duration,
+    now: impl Fn() -> u64,
+) -> Option<crate::signal::quota_hint::QuotaHint> {
+    use crate::signal::quota_hint::{
+        QuotaHint, parse_quota_count, parse_quota_reset, parse_ratelimit,
+    };
+    if let Some(value) = headers.get("ratelimit") {
+        if let Ok(hint) = parse_ratelimit(value.as_bytes(), max) {
+            return Some(hint);
+        }
+    }
+    let families = [
+        [
+            "x-ratelimit-remaining",
+            "x-ratelimit-limit",
+            "x-ratelimit-reset",
+        ],
+        ["ratelimit-remaining", "ratelimit-limit", "ratelimit-reset"],
+    ];
+    for [remaining, limit, reset] in families {
+        let field = |name| headers.get(name).map(http::HeaderValue::as_bytes);
+        let Some(remaining) = field(remaining) else {
+            continue;
+        };
+        let Ok(remaining) = parse_quota_count(remaining) else {
+            continue; // malformed: trust nothing of this family
+        };
+        return Some(QuotaHint {
+            remaining: Some(remaining),
+            limit: field(limit).and_then(|v| parse_quota_count(v).ok()),
+            reset: field(reset).and_then(|v| parse_quota_reset(v, now(), max).ok()),
+        });
+    }
+    None
 }
 
 /// A response is classified as above; an error (no response at all: refused, reset, timed out)
@@ -154,6 +221,66 @@ impl<B, E> Classify<Result<http::Response<B>, E>> for HttpClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "http")]
+    fn answer(status: u16, headers: &[(&str, &str)]) -> Verdict {
+        let mut response = http::Response::builder().status(status);
+        for (name, value) in headers {
+            response = response.header(*name, *value);
+        }
+        let classifier = HttpClassifier::new().retry_after_cap(core::time::Duration::from_secs(60));
+        classifier.classify(&response.body(()).unwrap())
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn quota_headers_pause_a_spent_quota_and_hold_growth_on_a_nearly_spent_one() {
+        use core::time::Duration;
+        let s = Duration::from_secs;
+        let spent = answer(200, &[("ratelimit", "limit=100, remaining=0, reset=5")]);
+        assert_eq!(
+            (spent.outcome, spent.retry_after),
+            (Outcome::Success, Some(s(5)))
+        );
+        let low = answer(200, &[("ratelimit", "\"d\";q=100;r=3;t=9")]);
+        assert_eq!((low.retry_after, low.hold_growth), (None, Some(s(9))));
+        // The longer of a Retry-After and a spent quota's reset.
+        let both = answer(
+            429,
+            &[
+                ("retry-after", "2"),
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "30"),
+            ],
+        );
+        assert_eq!(
+            (both.outcome, both.retry_after),
+            (Outcome::Overload, Some(s(30)))
+        );
+        // Draft 6's separate fields, and a reset beyond the cap.
+        let draft6 = answer(
+            200,
+            &[("ratelimit-remaining", "0"), ("ratelimit-reset", "86400")],
+        );
+        assert_eq!(draft6.retry_after, Some(s(60)));
+        // Malformed or unhelpful hints move nothing.
+        for headers in [
+            &[
+                ("x-ratelimit-remaining", "lots"),
+                ("x-ratelimit-reset", "5"),
+            ][..],
+            &[("x-ratelimit-remaining", "0")],
+            &[("ratelimit", "remaining=0, reset=soon")],
+            &[
+                ("x-ratelimit-remaining", "50"),
+                ("x-ratelimit-limit", "100"),
+                ("x-ratelimit-reset", "5"),
+            ],
+        ] {
+            let v = answer(200, headers);
+            assert_eq!((v.retry_after, v.hold_growth), (None, None), "{headers:?}");
+        }
+    }
 
     #[test]
     fn only_congestion_statuses_are_overload() {
