@@ -21,14 +21,15 @@ use std::time::Duration;
 
 use limiter_core::{
     Acquire, AcquireScoped, Backoff, Clock, Gate, HeapQueue, Instant, ManualClock, NoopRawMutex,
-    Outcome, Permit, QueueFull, Ratio, RetryBudget, ScopedPermit, Verdict, acquire_scoped,
+    Outcome, Permit, QueueFull, QuotaHint, Ratio, RetryBudget, ScopedPermit, Verdict,
+    acquire_scoped,
 };
 
 use crate::limiter::{Limiter, SimController};
 use crate::load::Load;
 use crate::metrics::{Metrics, Recorder};
 use crate::rng::Rng;
-use crate::upstream::{CallEnd, CallStart, Ending, Reply, Share, Upstream};
+use crate::upstream::{CallEnd, CallStart, Ending, QuotaHeaders, Reply, Share, Upstream};
 
 /// Waiting requests each gate can hold; arrivals beyond are refused (counted in
 /// [`Metrics::queue_full`]), as a real service would refuse them.
@@ -276,6 +277,9 @@ struct Calls<'g, 'c> {
     arrived: BTreeMap<u64, u64>,
     waiting: BTreeMap<u64, (Waiting<'g, 'c>, Arc<Flag>)>,
     running: BTreeMap<u64, (Ticket<'g, 'c>, u64)>,
+    /// No new call is admitted before this instant, µs: a `Retry-After`, or a provider's spent
+    /// quota, holds admissions as the library's `Limiter::run` does.
+    held_until: u64,
     /// The retry budget, if the scenario has one.
     budget: Option<RetryBudget>,
     wake: Arc<ClientWake>,
@@ -304,6 +308,7 @@ impl<'g, 'c> Calls<'g, 'c> {
             arrived: BTreeMap::new(),
             waiting: BTreeMap::new(),
             running: BTreeMap::new(),
+            held_until: 0,
             budget: retry.and_then(|r| r.budget).map(|ratio| {
                 RetryBudget::new(ratio, 10, Duration::from_secs(10)).expect("a period")
             }),
@@ -385,8 +390,16 @@ impl<'g, 'c> Calls<'g, 'c> {
         Some(at.as_micros())
     }
 
-    /// A call ends: its outcome goes to the limiter through its permit.
-    fn end(&mut self, id: u64, end: EndKey, now: u64, rec: &mut Recorder) {
+    /// A call ends: its outcome goes to the limiter through its permit, with what the
+    /// provider's quota headers ask, and a pause it asked for holds this client's admissions.
+    fn end(
+        &mut self,
+        id: u64,
+        end: EndKey,
+        headers: Option<QuotaHeaders>,
+        now: u64,
+        rec: &mut Recorder,
+    ) {
         let (ticket, started) = self.running.remove(&id).expect("a running call");
         let verdict = match end {
             EndKey::Ok => {
@@ -414,6 +427,21 @@ impl<'g, 'c> Calls<'g, 'c> {
                 Verdict::new(Outcome::Ignore)
             }
         };
+        let verdict = match headers {
+            Some(h) => verdict.with_quota(
+                QuotaHint {
+                    remaining: Some(u64::from(h.remaining)),
+                    limit: Some(u64::from(h.limit)),
+                    reset: Some(Duration::from_micros(h.reset_at_us.saturating_sub(now))),
+                }
+                .advice(),
+            ),
+            None => verdict,
+        };
+        if let Some(pause) = verdict.retry_after {
+            let until = now.saturating_add(u64::try_from(pause.as_micros()).unwrap_or(u64::MAX));
+            self.held_until = self.held_until.max(until);
+        }
         ticket.record(verdict);
     }
 
@@ -484,6 +512,13 @@ impl World<'_> {
         rec: &mut Recorder,
     ) -> Result<(), RunError> {
         calls.pending -= 1;
+        if now < calls.held_until {
+            // Held: the caller waits for the hold to end, then asks again.
+            calls.pending += 1;
+            self.events
+                .push(calls.held_until, Event::Arrive(calls.client, id));
+            return Ok(());
+        }
         match calls.arrive(id, now, rec) {
             Arrival::Admitted(ticket) => self.start(calls, (id, ticket), now, rec)?,
             // A closed-loop caller turned away tries again a moment later.
@@ -547,7 +582,8 @@ impl World<'_> {
             ending: end.ending(),
         });
         rec.ended(client, now);
-        calls.end(id, end, now, rec);
+        let headers = self.upstream.take_hint(id);
+        calls.end(id, end, headers, now, rec);
         let attempt = calls.attempt.remove(&id).unwrap_or(1);
         let retry_at = match &clients.retry {
             Some(policy) if end != EndKey::Ok => {

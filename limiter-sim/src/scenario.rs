@@ -141,6 +141,8 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         drop_and_recover(),
         quota_jitter(),
         retry_after(),
+        quota_window(false),
+        quota_window(true),
         oscillating(),
         fairness(),
         noisy_tenant(
@@ -228,6 +230,8 @@ fn quota_phases() -> Scenario {
                 latency_us: 100 * MS,
                 jitter_percent: 0,
                 retry_after: false,
+                hints: false,
+                sent: std::collections::BTreeMap::new(),
                 window: (0, 0),
             })
         }),
@@ -309,6 +313,37 @@ fn retry_after() -> Scenario {
     )
 }
 
+/// A quota counted over a window ten round trips long (500 calls per second, 100 ms calls),
+/// where a client can spend it early and be refused until the window resets; with `hints`,
+/// every answer carries the provider's remaining-quota headers (calls left, the quota, the
+/// reset), and a client that honours them waits for the reset instead of being refused.
+fn quota_window(hints: bool) -> Scenario {
+    let (name, headers) = if hints {
+        (
+            "quota-window-hints",
+            "every answer carries remaining-quota headers",
+        )
+    } else {
+        ("quota-window", "no remaining-quota headers")
+    };
+    let mut scenario = quota_scenario(
+        name,
+        &format!("quota 500 per 1 s window, 100 ms calls, 60 callers, 10 s; {headers}"),
+        10 * S,
+        &[("fixed 64", 64)],
+        Box::new(move || {
+            let mut quota = quota(vec![(0, 500)], false);
+            quota.window_us = S;
+            quota.hints = hints;
+            Box::new(quota)
+        }),
+    );
+    // A little more demand than the quota (600 calls a second against 500), so that a
+    // client that paces itself has few callers queued when a hint asks it to wait.
+    scenario.clients = Clients::new(vec![Load::closed(60, 10 * S)]);
+    scenario
+}
+
 fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
     Quota {
         quota: Schedule(schedule),
@@ -316,6 +351,8 @@ fn quota(schedule: Vec<(u64, u32)>, retry_after: bool) -> Quota {
         latency_us: 100 * MS,
         jitter_percent: 0,
         retry_after,
+        hints: false,
+        sent: std::collections::BTreeMap::new(),
         window: (0, 0),
     }
 }

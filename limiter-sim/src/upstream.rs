@@ -98,6 +98,11 @@ pub trait Upstream {
     fn start(&mut self, call: &CallStart, rng: &mut Rng) -> Call;
     /// A call ends.
     fn end(&mut self, call: &CallEnd);
+    /// The remaining-quota headers the answer to call `id` carried, if the provider sends them
+    /// (asked once, when the call ends).
+    fn take_hint(&mut self, _id: u64) -> Option<QuotaHeaders> {
+        None
+    }
     /// The concurrency one client can have in flight at `now` without queueing or refusals,
     /// when the active clients share the dependency fairly: what an oracle limiter uses. It must
     /// be an upper bound: no limiter can serve more calls than the oracle does.
@@ -107,6 +112,18 @@ pub trait Upstream {
     fn oracle_steady_until(&self, now: u64) -> u64 {
         now
     }
+}
+
+/// A provider's remaining-quota headers on one answer: calls left in the window, the window's
+/// quota, and when it resets (an instant, µs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaHeaders {
+    /// Calls left in the window when the call was counted.
+    pub remaining: u32,
+    /// The window's quota.
+    pub limit: u32,
+    /// When the window resets, µs.
+    pub reset_at_us: u64,
 }
 
 /// A value that changes at given times: `(from_us, value)` steps, sorted by time.
@@ -291,6 +308,10 @@ pub struct Quota {
     pub jitter_percent: u32,
     /// Whether refusals carry a Retry-After up to the end of the window.
     pub retry_after: bool,
+    /// Whether every answer carries remaining-quota headers ([`QuotaHeaders`]).
+    pub hints: bool,
+    /// The headers of the calls under way, by id (when `hints`).
+    pub sent: std::collections::BTreeMap<u64, QuotaHeaders>,
     /// The window being counted, and the calls accepted in it.
     pub window: (u64, u32),
 }
@@ -302,7 +323,8 @@ impl Upstream for Quota {
         if self.window.0 != index {
             self.window = (index, 0);
         }
-        let reply = if self.window.1 < self.quota.at(now) {
+        let quota = self.quota.at(now);
+        let reply = if self.window.1 < quota {
             self.window.1 += 1;
             Reply::Ok
         } else {
@@ -320,10 +342,22 @@ impl Upstream for Quota {
             let drawn = self.latency_us as f64 + spread * (2.0 * rng.unit() - 1.0);
             drawn.round().max(1.0) as u64
         };
+        if self.hints {
+            let headers = QuotaHeaders {
+                remaining: quota.saturating_sub(self.window.1),
+                limit: quota,
+                reset_at_us: (index + 1) * self.window_us,
+            };
+            self.sent.insert(call.id, headers);
+        }
         Call { duration_us, reply }
     }
 
     fn end(&mut self, _: &CallEnd) {}
+
+    fn take_hint(&mut self, id: u64) -> Option<QuotaHeaders> {
+        self.sent.remove(&id)
+    }
 
     fn oracle_limit(&self, now: u64, _: usize, share: Share) -> u32 {
         // Calls last `latency_us` (on average, with jitter), so a window admits quota × latency / window concurrently.
@@ -348,6 +382,10 @@ impl Upstream for PerClient {
 
     fn end(&mut self, call: &CallEnd) {
         self.0[call.client].end(call);
+    }
+
+    fn take_hint(&mut self, id: u64) -> Option<QuotaHeaders> {
+        self.0.iter_mut().find_map(|q| q.take_hint(id))
     }
 
     fn oracle_limit(&self, now: u64, client: usize, _: Share) -> u32 {

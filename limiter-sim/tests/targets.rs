@@ -419,5 +419,5 @@ fn fixed_point_and_float_aimd_agree_everywhere() {
         assert_eq!(fixed, float, "{scenario}");
         compared += 1;
     }
-    assert_eq!(compared, 28);
+    assert_eq!(compared, 30);
 }
