@@ -42,6 +42,8 @@ pub use gate::snapshot::Snapshot;
 pub use gate::waiters::HeapQueue;
 pub use gate::waiters::{InlineQueue, Queue};
 pub use gate::{Gate, GateState};
+#[cfg(feature = "metrics")]
+pub use limiter::metrics::metrics_hook;
 #[cfg(feature = "std")]
 pub use limiter::registry::KeyedGates;
 pub use limiter::registry::{Registry, RegistryFull};

@@ -5,6 +5,8 @@
 //! reports. The adapters only supply the [`Runtime`] (tokio's timer, `async-io`'s,
 //! embassy-time's) and name the types, so every method behaves the same on every runtime.
 
+#[cfg(feature = "metrics")]
+pub(crate) mod metrics;
 pub(crate) mod registry;
 
 use core::future::{Future, poll_fn};
