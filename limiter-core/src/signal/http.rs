@@ -149,9 +149,12 @@ impl<B> Classify<http::Response<B>> for HttpClassifier {
         if verdict.outcome == Outcome::Overload {
             // Most overloads carry no hint: no wall-clock read for them.
             if let Some(value) = headers.get(http::header::RETRY_AFTER) {
+                let value = value.as_bytes();
+                // delay-seconds needs no clock.
+                let seconds = value.iter().all(|b| b.is_ascii_digit() || *b == b' ');
                 let parsed = crate::signal::retry_after::parse_retry_after(
-                    value.as_bytes(),
-                    now(),
+                    value,
+                    if seconds { 0 } else { now() },
                     self.max_retry_after(),
                 );
                 if let Ok(r) = parsed {
@@ -174,7 +177,7 @@ fn quota_hint(
     now: impl Fn() -> u64,
 ) -> Option<crate::signal::quota_hint::QuotaHint> {
     use crate::signal::quota_hint::{
-        QuotaHint, parse_quota_count, parse_quota_reset, parse_ratelimit,
+        QuotaHint, parse_quota_count, parse_quota_reset_at, parse_ratelimit,
     };
     if let Some(value) = headers.get("ratelimit") {
         if let Ok(hint) = parse_ratelimit(value.as_bytes(), max) {
@@ -200,7 +203,7 @@ fn quota_hint(
         return Some(QuotaHint {
             remaining: Some(remaining),
             limit: field(limit).and_then(|v| parse_quota_count(v).ok()),
-            reset: field(reset).and_then(|v| parse_quota_reset(v, now(), max).ok()),
+            reset: field(reset).and_then(|v| parse_quota_reset_at(v, &now, max).ok()),
         });
     }
     None

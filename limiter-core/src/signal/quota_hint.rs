@@ -240,6 +240,15 @@ pub fn parse_quota_reset(
     now_unix_secs: u64,
     max: Duration,
 ) -> Result<Duration, QuotaHintError> {
+    parse_quota_reset_at(value, || now_unix_secs, max)
+}
+
+/// [`parse_quota_reset`], reading the time only for a reset given as a Unix time.
+pub(crate) fn parse_quota_reset_at(
+    value: &[u8],
+    now_unix_secs: impl FnOnce() -> u64,
+    max: Duration,
+) -> Result<Duration, QuotaHintError> {
     let value = trim(value);
     if value.is_empty() {
         return Err(QuotaHintError::Empty);
@@ -255,7 +264,7 @@ pub fn parse_quota_reset(
         }
     }
     if secs >= UNIX_TIME_FROM {
-        secs = secs.saturating_sub(now_unix_secs);
+        secs = secs.saturating_sub(now_unix_secs());
     }
     Ok(seconds(secs, max))
 }
