@@ -332,17 +332,16 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         Ok(admission)
     }
 
-    /// Counts a wait that its deadline ended without a permit (the waiter has left the queue).
-    pub(crate) fn count_timed_out(&self) {
+    /// Counts a wait that its deadline ended without a permit (the waiter has left the queue):
+    /// as held if a `Retry-After` hold outlasted it, as timed out otherwise.
+    pub(crate) fn count_ended_wait(&self, held: bool) {
         M::lock(&self.state, |s| {
-            s.counters.timed_out = s.counters.timed_out.wrapping_add(1);
-        });
-    }
-
-    /// Counts a request refused because a `Retry-After` hold outlasted its wait.
-    pub(crate) fn count_held(&self) {
-        M::lock(&self.state, |s| {
-            s.counters.held = s.counters.held.wrapping_add(1);
+            let counter = if held {
+                &mut s.counters.held
+            } else {
+                &mut s.counters.timed_out
+            };
+            *counter = counter.wrapping_add(1);
         });
     }
 

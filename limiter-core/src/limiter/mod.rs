@@ -264,7 +264,7 @@ where
             }
             expired.as_mut().poll(cx).map(|()| {
                 // The waiter leaves the queue when `admit` is dropped, on return.
-                self.gate.count_timed_out();
+                self.gate.count_ended_wait(false);
                 Err(AcquireError::Timeout)
             })
         })
@@ -448,10 +448,7 @@ where
     /// [`acquire_until`](Limiter::acquire_until) counts its own.
     pub fn count_ended_wait(&self) -> Option<Instant> {
         let held = self.gate.held_until();
-        match held {
-            Some(_) => self.gate.count_held(),
-            None => self.gate.count_timed_out(),
-        }
+        self.gate.count_ended_wait(held.is_some());
         held
     }
 
