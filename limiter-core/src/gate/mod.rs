@@ -27,6 +27,7 @@ pub(crate) mod error;
 pub(crate) mod future;
 pub(crate) mod handle;
 pub(crate) mod mutex;
+pub(crate) mod observe;
 pub(crate) mod permit;
 pub(crate) mod scoped;
 pub(crate) mod snapshot;
@@ -40,6 +41,9 @@ use crate::gate::error::{AtLimit, Refused, TryAcquireError};
 use crate::gate::future::Acquire;
 use crate::gate::handle::GateRef;
 use crate::gate::mutex::RawMutex;
+#[cfg(any(feature = "metrics", feature = "tracing"))]
+use crate::gate::observe::Name;
+use crate::gate::observe::Seen;
 use crate::gate::permit::Permit;
 use crate::gate::snapshot::Snapshot;
 use crate::gate::waiters::{EntryState, InlineQueue, Queue, Waiters, WakeList};
@@ -177,6 +181,9 @@ pub struct Gate<M: RawMutex, C, T, Q> {
     /// microseconds (a `Retry-After`); 0: no hold. Outside the lock: no hold costs one load.
     not_before: M::Word,
     clock: T,
+    /// Its name in metrics and events.
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    name: Name,
 }
 
 impl<M: RawMutex, C, T, Q> Gate<M, C, T, Q> {
@@ -212,6 +219,8 @@ impl<M: RawMutex, C, T, Q> Gate<M, C, T, Q> {
             state,
             not_before,
             clock,
+            #[cfg(any(feature = "metrics", feature = "tracing"))]
+            name: Name::new(),
         }
     }
 }
@@ -461,15 +470,47 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
     /// Releases a permit's capacity and feeds its outcome, completed at the given instant, to the
     /// controller. `None` is a cancellation: counted, and not shown to the controller.
     pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
-        self.locked(|s| {
+        let seen = self.locked(|s| {
             s.in_flight = s.in_flight.saturating_sub(1);
-            match outcome {
-                Some((outcome, at)) => {
-                    s.controller.on_sample(&Sample::new(admission, at, outcome));
-                }
-                None => s.counters.cancelled = s.counters.cancelled.wrapping_add(1),
-            }
+            let Some((outcome, at)) = outcome else {
+                s.counters.cancelled = s.counters.cancelled.wrapping_add(1);
+                return None;
+            };
+            let sample = Sample::new(admission, at, outcome);
+            let change = s.controller.on_sample(&sample);
+            Some(Seen::new(&sample, change, &s.controller, s.in_flight))
         });
+        #[cfg(any(feature = "metrics", feature = "tracing"))]
+        if let Some(seen) = seen {
+            seen.publish(&self.name);
+        }
+        #[cfg(not(any(feature = "metrics", feature = "tracing")))]
+        let _ = seen;
+    }
+
+    /// Names the gate in its metrics and `tracing` events (see the crate's "Observing"
+    /// section): the latency histogram is recorded once the gate has a name. A gate keeps its
+    /// first name: naming it again with another returns that name as the error.
+    ///
+    /// ```
+    /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> = Gate::new(Fixed::new(2).unwrap(), &clock);
+    /// assert_eq!(gate.name(), None);
+    /// assert_eq!(gate.set_name("payments-api"), Ok(()));
+    /// assert_eq!(gate.set_name("search"), Err("payments-api"));
+    /// assert_eq!(gate.name(), Some("payments-api"));
+    /// ```
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    pub fn set_name(&self, name: &'static str) -> Result<(), &'static str> {
+        self.name.set(name)
+    }
+
+    /// The gate's name, once [`Gate::set_name`] gave it one.
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    pub fn name(&self) -> Option<&'static str> {
+        self.name.get()
     }
 
     /// Holds newcomers back, and the controller's growth, for `delay` from now (a
@@ -481,6 +522,8 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         let until = now.saturating_add(delay);
         M::raise(&self.not_before, until.as_micros());
         self.hold_growth_between(now, until);
+        #[cfg(feature = "tracing")]
+        observe::held(&self.name, delay);
     }
 
     /// The end of the admission hold, if one is in force; an expired one is cleared. The clock

@@ -20,6 +20,9 @@ use crate::gate::snapshot::Snapshot;
 /// | `limiter_increases_total`, `limiter_decreases_total` | counter | samples that grew or cut the limit |
 ///
 /// Counters are set to the snapshot's totals (`absolute`), so a period missed costs nothing.
+/// [`Limiter::report_metrics`](crate::Limiter::report_metrics) runs this hook every period and
+/// names the limiter, which adds the histogram `limiter_latency_seconds` (labels `limiter`,
+/// `outcome`): each sample's latency from admission.
 ///
 /// ```
 /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex, metrics_hook};

@@ -514,6 +514,67 @@ where
         let gate = self.gate.clone();
         async move { report_every(&*gate, period, hook).await }
     }
+
+    /// Names the limiter in its metrics and `tracing` events ([`Gate::set_name`]); a limiter
+    /// keeps its first name, returned as the error when named again with another.
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    pub fn set_name(&self, name: &'static str) -> Result<(), &'static str> {
+        self.gate.set_name(name)
+    }
+
+    /// The limiter's name, once [`Limiter::set_name`] or [`Limiter::report_metrics`] gave it
+    /// one.
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    pub fn name(&self) -> Option<&'static str> {
+        self.gate.name()
+    }
+
+    /// Names the limiter (a limiter already named keeps its name) and publishes it to the
+    /// `metrics` facade under that name, for as long as the returned future runs (spawn it):
+    /// the histogram `limiter_latency_seconds` at each sample, and every `period` the gauges and
+    /// counters of its [`Snapshot`] ([`crate::metrics_hook`] lists them all).
+    ///
+    /// ```
+    /// use core::future::{Future, Pending, pending};
+    /// use core::pin::pin;
+    /// use core::task::{Context, Waker};
+    /// use core::time::Duration;
+    /// use limiter_core::{Clock, Fixed, Gate, HeapQueue, Instant, Limiter, Runtime, StdRawMutex};
+    /// use std::sync::Arc;
+    ///
+    /// #[derive(Clone, Default)]
+    /// struct Frozen; // a test's runtime: time stands still, no timer fires
+    /// impl Clock for Frozen {
+    ///     fn now(&self) -> Instant {
+    ///         Instant::ZERO
+    ///     }
+    /// }
+    /// impl Runtime for Frozen {
+    ///     type Sleep = Pending<()>;
+    ///     fn sleep_until(&self, _: Instant) -> Pending<()> {
+    ///         pending()
+    ///     }
+    /// }
+    ///
+    /// let limiter: Limiter<Arc<Gate<StdRawMutex, Fixed, Frozen, HeapQueue>>> =
+    ///     Limiter::new(Fixed::new(8).unwrap());
+    /// let mut reports = pin!(limiter.report_metrics("payments-api", Duration::from_secs(10)));
+    /// // `tokio::spawn(reports)` in an application; here, the first report by hand.
+    /// assert!(reports.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
+    /// assert_eq!(limiter.name(), Some("payments-api"));
+    /// ```
+    #[cfg(feature = "metrics")]
+    pub fn report_metrics(
+        &self,
+        name: &'static str,
+        period: Duration,
+    ) -> impl Future<Output = ()> + use<H, M, C, R, Q>
+    where
+        H: Clone,
+    {
+        let name = self.gate.set_name(name).err().unwrap_or(name);
+        self.report_owned(period, crate::limiter::metrics::metrics_hook(name))
+    }
 }
 
 /// Calls `hook` with `gate`'s snapshot now and every `period` after (see [`Limiter::report`]).
