@@ -15,6 +15,7 @@
 //! | [`scoped_admission_never_deadlocks`] | key-then-global acquisitions on shared keys all finish, under the ceiling |
 //! | [`scoped_waits_hold_no_global_permit`] | a congested key holds no global capacity; cancelled scoped waits leak nothing |
 //! | [`retry_after_holds_admissions`] | a `Retry-After` seen by `run` admits nobody before it has passed: `try_acquire` refuses, `acquire` waits, a shorter timeout expires |
+//! | [`retry_after_holds_queued_waiters`] | a waiter queued before the hold, granted a place during it, gets its permit only once the hold has passed |
 //!
 //! Each clause builds its limiter with a fixed limit ([`Adapter::new`]) and checks the gate's
 //! own counters ([`Snapshot`]) as well as what the tasks observed.
@@ -209,6 +210,7 @@ macro_rules! contract_tests {
             scoped_admission_never_deadlocks,
             scoped_waits_hold_no_global_permit,
             retry_after_holds_admissions,
+            retry_after_holds_queued_waiters,
         );
     };
     (@each $adapter:ty; $($clause:ident,)*) => {
@@ -623,5 +625,50 @@ pub fn retry_after_holds_admissions<A: Adapter>() {
         assert_eq!(s.admitted, 3, "the call, the waiter, and the last try");
         let refusals = (s.held, s.timed_out, s.at_limit, s.queue_full);
         assert_eq!(refusals, (1, 1, 0, 0), "one try held, one wait timed out");
+    });
+}
+
+/// A waiter already queued when a hold is set is not let through by it: the place released
+/// during the hold is reserved for it (in flight), and its permit comes out once the hold has
+/// passed, not before.
+pub fn retry_after_holds_queued_waiters<A: Adapter>() {
+    const HOLD: Duration = Duration::from_millis(300);
+    // Timers may fire a little early on some runtimes' clocks; never by this much.
+    const SLACK: Duration = Duration::from_millis(20);
+    A::block_on(async {
+        let limiter = A::new(1);
+        let answering = A::try_acquire(&limiter).expect("room for one");
+        let queued = A::spawn({
+            let limiter = limiter.clone();
+            async move {
+                let permit = A::acquire(&limiter).await.unwrap();
+                let admitted = Instant::now();
+                permit.success();
+                admitted
+            }
+        });
+        eventually::<A>("the waiter queued", || A::snapshot(&limiter).queued == 1).await;
+        // The call in flight answers "429, retry after 300 ms" and releases its place.
+        answering.hold_admissions_for(HOLD);
+        let held_from = Instant::now();
+        answering.overload();
+        A::sleep(HOLD / 2).await;
+        let s = A::snapshot(&limiter);
+        assert_eq!(
+            s.in_flight, 1,
+            "the released place is reserved for the waiter during the hold"
+        );
+        assert!(
+            A::try_acquire(&limiter).is_none(),
+            "a newcomer admitted during the hold"
+        );
+        let admitted = queued.await.expect("the waiter");
+        let waited = admitted.duration_since(held_from);
+        assert!(
+            waited + SLACK >= HOLD,
+            "a queued waiter let through {waited:?} into a {HOLD:?} hold"
+        );
+        let s = A::snapshot(&limiter);
+        assert_eq!((s.in_flight, s.queued, s.admitted), (0, 0, 2));
     });
 }

@@ -399,18 +399,20 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
     ///
     /// The clock is read once on the first poll (the arrival: the admission time if admitted at
     /// once, the queueing time otherwise), once when a granted place is claimed, and not at all
-    /// by a poll that finds its waiter still waiting.
+    /// by a poll that finds its waiter still waiting (unless a hold is in force and
+    /// `honour_hold` asks for it to be checked).
     pub(crate) fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
         honour_hold: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Admission, Refused>> {
-        // A newcomer with a hold in force does not join the queue: it is told until when to
-        // wait.
+        // With a hold in force, a newcomer does not join the queue and a waiter does not claim
+        // a place granted to it (the place stays reserved, in flight): each is told until when
+        // to wait, and comes back.
         let arrived = ticket.is_none().then(|| self.clock.now());
-        if let (true, Some(now)) = (honour_hold, arrived) {
-            if let Some(until) = self.held_at(now) {
+        if honour_hold && M::load(&self.not_before) != 0 {
+            if let Some(until) = self.held_at(arrived.unwrap_or_else(|| self.clock.now())) {
                 return Poll::Ready(Err(Refused::Held(until)));
             }
         }
@@ -515,8 +517,8 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
 
     /// Holds newcomers back, and the controller's growth, for `delay` from now (a
     /// `Retry-After`): [`Gate::try_admit_unless_held`] refuses newcomers and a
-    /// [`crate::Limiter`] makes them wait. A later, shorter hold never shortens one in force.
-    /// Waiters already queued are not held.
+    /// [`crate::Limiter`] makes them wait, and its waiters already queued claim a place only
+    /// once it has passed. A later, shorter hold never shortens one in force.
     pub(crate) fn hold_admissions_for(&self, delay: Duration) {
         let now = self.clock.now();
         let until = now.saturating_add(delay);

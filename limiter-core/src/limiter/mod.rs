@@ -43,8 +43,10 @@ use crate::time::runtime::Runtime;
 ///   [`acquire_until`](Limiter::acquire_until) on the runtime's timer.
 /// - **The `Retry-After` hold**: a `Retry-After` seen by [`run`](Limiter::run), or given to
 ///   [`hold_admissions_for`](Limiter::hold_admissions_for), holds the limit's growth *and*
-///   holds newcomers back until it has passed: `try_acquire` refuses them, `acquire` waits it
-///   out before joining the queue. Recorded on a permit directly
+///   holds admissions back until it has passed: `try_acquire` refuses newcomers, `acquire`
+///   waits it out before joining the queue, and a waiter already queued is handed its permit
+///   only once it has passed (a place granted to it meanwhile stays reserved, in flight).
+///   Recorded on a permit directly
 ///   ([`Permit::record_verdict`]), it holds growth only.
 /// - **Pacing**: [`acquire_then`](Limiter::acquire_then) and
 ///   [`acquire_with_quota`](Limiter::acquire_with_quota) start the call no earlier than a
@@ -436,8 +438,8 @@ where
     }
 
     /// Holds new admissions back, and the limit's growth, for `delay` from now: the
-    /// dependency's `Retry-After`. A later, shorter hold never shortens one in force; waiters
-    /// already queued are not held.
+    /// dependency's `Retry-After`. A later, shorter hold never shortens one in force. Waiters
+    /// already queued get their permits only once it has passed.
     pub fn hold_admissions_for(&self, delay: Duration) {
         self.gate.hold_admissions_for(delay);
     }
