@@ -20,7 +20,13 @@
 //!   [`HttpClassifier`](limiter_core::HttpClassifier), or a closure).
 //! - [`snapshot`](limiter_core::Limiter::snapshot) and
 //!   [`report`](limiter_core::Limiter::report) (a future to spawn): what an operator exports.
-//! - With feature `tower`: [`LimitLayer`], a tower middleware.
+//! - With feature `tower`: [`LimitLayer`], a tower middleware (for axum and hyper servers,
+//!   and HTTP clients that are tower services, as hyper-util's is).
+//! - With feature `reqwest-middleware`: [`LimitMiddleware`], for a reqwest client.
+//! - With features `metrics` and `tracing`:
+//!   [`report_metrics`](limiter_core::Limiter::report_metrics) publishes the limiter to the
+//!   `metrics` facade (gauges, counters, a latency histogram), and each cut of the limit is a
+//!   `tracing` event with its cause.
 //!
 //! ```
 //! use std::time::Duration;
@@ -44,22 +50,30 @@
 // docs.rs marks every item that needs a feature with that feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(any(feature = "tower", feature = "reqwest-middleware"))]
+mod admission;
 mod clock;
 mod limiter;
 mod quota;
+#[cfg(feature = "reqwest-middleware")]
+mod reqwest;
 #[cfg(feature = "tower")]
 mod tower;
 
+#[cfg(any(feature = "tower", feature = "reqwest-middleware"))]
+pub use admission::Refusal;
 pub use clock::TokioClock;
 pub use limiter::{
     Acquire, Limiter, OwnedAcquire, OwnedPermit, OwnedScopedPermit, Permit, SharedGate,
 };
 pub use limiter_core::AcquireError;
 pub use quota::Quota;
+#[cfg(feature = "reqwest-middleware")]
+pub use reqwest::LimitMiddleware;
 #[cfg(all(feature = "tower", feature = "http"))]
 pub use tower::LimitedBody;
 #[cfg(feature = "tower")]
 pub use tower::{
-    BoxError, LimitLayer, LimitService, Refusal, RefusalsAsErrors, RefusalsAsResponses,
-    ResponseFuture, UntilBodyEnds, UntilResponse,
+    BoxError, LimitLayer, LimitService, RefusalsAsErrors, RefusalsAsResponses, ResponseFuture,
+    UntilBodyEnds, UntilResponse,
 };

@@ -53,80 +53,16 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use limiter_core::{
-    AcquireError, AimdF32, Classify, Controller, GateRef, Permit, QueueFull, TryAcquireError,
-};
+use limiter_core::{AimdF32, Classify, Controller, GateRef, Permit, QueueFull};
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::admission::{Refusal, Wait, hold_for};
 use crate::{Limiter, OwnedAcquire, OwnedPermit, SharedGate};
 
 /// The error of a [`LimitService`] that answers refusals with errors: the inner service's
 /// error, or a [`Refusal`], boxed as tower's middleware do (downcast to tell them apart).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Why a [`LimitService`] answered a request without calling the inner service.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
-    /// At the limit, with [`LimitLayer::refuse_at_limit`].
-    AtLimit,
-    /// The limiter holds newcomers back for a dependency's `Retry-After`; this much of the hold
-    /// is left.
-    Held {
-        /// The rest of the hold.
-        retry_after: Duration,
-    },
-    /// The limiter's waiting queue was full.
-    QueueFull,
-    /// The request waited [`LimitLayer::max_wait`] without a permit.
-    TimedOut,
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refusal::AtLimit => f.write_str("refused: at the concurrency limit"),
-            Refusal::Held { retry_after } => write!(
-                f,
-                "refused: the dependency asked for a pause, {} ms left",
-                retry_after.as_millis()
-            ),
-            Refusal::QueueFull => f.write_str("refused: the limiter's queue is full"),
-            Refusal::TimedOut => f.write_str("refused: no permit within the longest wait"),
-        }
-    }
-}
-
-impl std::error::Error for Refusal {}
-
-#[cfg(feature = "http")]
-impl Refusal {
-    /// The answer to a refused request: `503 Service Unavailable` with an empty body, and a
-    /// `Retry-After` of the hold's rest in whole seconds (rounded up) when the limiter holds
-    /// one.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use limiter_tokio::Refusal;
-    ///
-    /// let held = Refusal::Held { retry_after: Duration::from_millis(1_500) };
-    /// let response: http::Response<String> = held.to_response();
-    /// assert_eq!(response.status(), 503);
-    /// assert_eq!(response.headers()["retry-after"], "2");
-    /// assert!(Refusal::QueueFull.to_response::<()>().headers().get("retry-after").is_none());
-    /// ```
-    pub fn to_response<B: Default>(&self) -> http::Response<B> {
-        let mut response = http::Response::new(B::default());
-        *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
-        if let Refusal::Held { retry_after } = self {
-            let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
-            response
-                .headers_mut()
-                .insert(http::header::RETRY_AFTER, http::HeaderValue::from(secs));
-        }
-        response
-    }
-}
 
 /// How a [`LimitService`] answers a refusal: with a [`Refusal`] error (the default).
 #[derive(Clone, Copy, Debug, Default)]
@@ -144,15 +80,6 @@ pub struct UntilResponse;
 /// [`LimitLayer::permit_until_body_ends`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UntilBodyEnds;
-
-/// How long a request may wait for a permit.
-#[derive(Clone, Copy, Debug)]
-enum Wait {
-    /// In the FIFO queue, at most this long (`None`: as long as it takes).
-    Queue(Option<Duration>),
-    /// Not at all.
-    Never,
-}
 
 /// Wraps services in a [`LimitService`] sharing one [`Limiter`](crate::Limiter).
 ///
@@ -337,7 +264,9 @@ impl<S, K, C: Controller, O, P> LimitService<S, K, C, O, P> {
                     Wait::Never => {
                         self.state = match self.limiter.try_acquire_owned() {
                             Ok(permit) => State::Ready(permit),
-                            Err(refused) => State::Refused(self.refusal(refused)),
+                            Err(refused) => {
+                                State::Refused(Refusal::at_once(&self.limiter, refused))
+                            }
                         };
                     }
                     Wait::Queue(max_wait) => {
@@ -379,28 +308,9 @@ impl<S, K, C: Controller, O, P> LimitService<S, K, C, O, P> {
                     }
                     // Leave the queue: a fresh, unpolled acquisition replaces the waiting one.
                     acquire.set(self.limiter.acquire_owned());
-                    let refusal = match self.limiter.count_ended_wait() {
-                        Some(until) => self.held(until),
-                        None => Refusal::TimedOut,
-                    };
-                    self.state = State::Refused(refusal);
+                    self.state = State::Refused(Refusal::ended_wait(&self.limiter));
                 }
             }
-        }
-    }
-
-    fn refusal(&self, refused: TryAcquireError) -> Refusal {
-        match refused {
-            TryAcquireError::AtLimit => Refusal::AtLimit,
-            TryAcquireError::Held { until } => self.held(until),
-        }
-    }
-
-    /// The refusal of a hold that ends at `until`, with what is left of it.
-    fn held(&self, until: limiter_core::Instant) -> Refusal {
-        let now = limiter_core::Clock::now(self.limiter.runtime());
-        Refusal::Held {
-            retry_after: Duration::from_micros(until.micros_since(now)),
         }
     }
 
@@ -544,11 +454,7 @@ impl<F, K, R: GateRef, O, P> ResponseFuture<F, K, R, O, P> {
                 let mut kept = None;
                 if let Some(permit) = permit.take() {
                     let verdict = classify.classify(&output);
-                    if let Some(delay) = verdict.retry_after {
-                        permit.hold_admissions_for(delay);
-                    } else if let Some(delay) = verdict.hold_growth {
-                        permit.hold_growth_for(delay);
-                    }
+                    hold_for(&permit, &verdict);
                     if keep && verdict.outcome == limiter_core::Outcome::Success {
                         kept = Some(permit);
                     } else {
@@ -790,16 +696,5 @@ impl<F, K, R: GateRef, O, P> std::fmt::Debug for ResponseFuture<F, K, R, O, P> {
         f.debug_struct("ResponseFuture")
             .field("state", &state)
             .finish_non_exhaustive()
-    }
-}
-
-/// A bounded wait's error ([`Limiter::acquire_timeout`](limiter_core::Limiter::acquire_timeout)),
-/// as the refusal the layer answers with.
-impl From<AcquireError> for Refusal {
-    fn from(error: AcquireError) -> Self {
-        match error {
-            AcquireError::QueueFull => Refusal::QueueFull,
-            AcquireError::Timeout => Refusal::TimedOut,
-        }
     }
 }

@@ -138,8 +138,27 @@ impl Classify<u16> for HttpClassifier {
 #[cfg(feature = "http")]
 impl<B> Classify<http::Response<B>> for HttpClassifier {
     fn classify(&self, response: &http::Response<B>) -> Verdict {
-        let mut verdict = Verdict::new(self.outcome(response.status().as_u16()));
-        let headers = response.headers();
+        self.verdict(response.status(), response.headers())
+    }
+}
+
+#[cfg(feature = "http")]
+impl HttpClassifier {
+    /// The verdict on an answer given by its status and headers: what
+    /// [`classify`](Classify::classify) reads from an `http::Response`, for a client whose
+    /// responses are another type (reqwest's: `verdict(r.status(), r.headers())`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use limiter_core::{HttpClassifier, Outcome};
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// headers.insert("retry-after", http::HeaderValue::from_static("3"));
+    /// let v = HttpClassifier::new().verdict(http::StatusCode::TOO_MANY_REQUESTS, &headers);
+    /// assert_eq!((v.outcome, v.retry_after), (Outcome::Overload, Some(Duration::from_secs(3))));
+    /// ```
+    pub fn verdict(&self, status: http::StatusCode, headers: &http::HeaderMap) -> Verdict {
+        let mut verdict = Verdict::new(self.outcome(status.as_u16()));
         // Only the HTTP-date form and Unix-time resets need the wall clock.
         let now = || {
             std::time::SystemTime::now()
