@@ -149,3 +149,48 @@ async fn no_answer_at_all_is_congestion_and_cuts_the_limit() {
     assert!(limiter.limit() < before, "a refused connection cut nothing");
     assert_eq!(limiter.snapshot().decreases, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spent_quota_hint_holds_the_next_request_until_its_reset() {
+    // The provider serves its first call and says its quota is spent until a reset in 1 s.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let upstream = Router::new().route(
+        "/",
+        get(move || {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                (
+                    StatusCode::OK,
+                    [
+                        ("x-ratelimit-limit", "1"),
+                        ("x-ratelimit-remaining", "0"),
+                        ("x-ratelimit-reset", "1"),
+                    ],
+                )
+            }
+        }),
+    );
+    let (url, server) = serve(upstream).await;
+    let limiter = Limiter::new(Fixed::new(4).unwrap());
+    let client = client(LimitMiddleware::new(limiter.clone()));
+
+    assert_eq!(client.get(&url).send().await.unwrap().status(), 200);
+    let held_from = Instant::now();
+    let next = tokio::spawn({
+        let client = client.clone();
+        let url = url.clone();
+        async move { client.get(&url).send().await.unwrap().status() }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "sent during the hold");
+    assert_eq!(next.await.unwrap(), 200);
+    let waited = held_from.elapsed();
+    server.abort();
+    assert!(
+        waited >= Duration::from_millis(950),
+        "sent {waited:?} into a 1 s reset"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
