@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the ratios of the last `cargo bench -p limiter-tokio` run (criterion's estimates)."""
+"""Prints the ratios of the last `cargo bench -p limiter-bench` run (criterion's estimates)."""
 import json
 import pathlib
 import sys

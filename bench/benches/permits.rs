@@ -1,6 +1,6 @@
 //! Permits against tokio's and async-lock's semaphores, in one run.
 //!
-//! `cargo bench -p limiter-tokio`, then `python3 scripts/bench-ratios.py` for the ratios.
+//! `cargo bench -p limiter-bench`, then `python3 scripts/bench-ratios.py` for the ratios.
 //!
 //! - `uncontended/*`: `try_acquire` and drop, one thread; `floor` is tokio's semaphore plus the
 //!   one clock read an admission needs (the limiter's own clock, `TokioClock`).
@@ -9,9 +9,9 @@
 //!   `congestion-limiter` is that crate's `DefaultLimiter` over its AIMD, `try_acquire` and
 //!   `release` with a success, each future polled once (both are ready at once).
 //!
-//! The controller under test is the std adapters' default, `AimdF32`. Note that the
-//! dev-dependencies enable tokio's `test-util`, which every `tokio::time::Instant::now()` in
-//! this run pays for, the floors' and the limiter's alike.
+//! The controller under test is the std adapters' default, `AimdF32`. tokio's clock is the one
+//! users get: nothing in this crate enables tokio's `test-util` (run it alone, `-p
+//! limiter-bench`, so that no other crate's dev-dependencies unify it in).
 //! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit held at 8: a
 //!   semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run checks that
 //!   its limit is still 8 at the end).
