@@ -490,9 +490,9 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         let _ = seen;
     }
 
-    /// Names the gate in its metrics and `tracing` events (see the crate's "Observing"
-    /// section): the latency histogram is recorded once the gate has a name. A gate keeps its
-    /// first name: naming it again with another returns that name as the error.
+    /// Names the gate in its metrics and `tracing` events (features `metrics` and `tracing`):
+    /// the latency histogram is recorded once the gate has a name. A gate keeps its first name:
+    /// naming it again with another returns that name as the error.
     ///
     /// ```
     /// use limiter_core::{Fixed, Gate, InlineQueue, ManualClock, NoopRawMutex};
