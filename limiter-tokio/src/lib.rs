@@ -74,6 +74,6 @@ pub use reqwest::LimitMiddleware;
 pub use tower::LimitedBody;
 #[cfg(feature = "tower")]
 pub use tower::{
-    BoxError, LimitLayer, LimitService, RefusalsAsErrors, RefusalsAsResponses, ResponseFuture,
-    UntilBodyEnds, UntilResponse,
+    Answer, BoxError, LimitLayer, LimitService, RefusalsAsErrors, RefusalsAsResponses,
+    ResponseFuture, UntilBodyEnds, UntilResponse,
 };

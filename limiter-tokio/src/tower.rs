@@ -343,64 +343,6 @@ impl<S, K, C: Controller, O, P> LimitService<S, K, C, O, P> {
     }
 }
 
-impl<S, Req, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsErrors, UntilResponse>
-where
-    S: Service<Req>,
-    S::Error: Into<BoxError>,
-    K: Classify<Result<S::Response, S::Error>> + Clone,
-    C: Controller,
-{
-    type Response = S::Response;
-    type Error = BoxError;
-    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsErrors, UntilResponse>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        ready!(self.poll_admission(cx));
-        match self.state {
-            // Holding a permit: now the inner service must be ready too. If it fails, the
-            // permit stays here for the next call.
-            State::Ready(_) => self.inner.poll_ready(cx).map_err(Into::into),
-            _ => Poll::Ready(Ok(())),
-        }
-    }
-
-    /// # Panics
-    ///
-    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call.
-    fn call(&mut self, request: Req) -> Self::Future {
-        self.start(request)
-    }
-}
-
-#[cfg(feature = "http")]
-impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsResponses, UntilResponse>
-where
-    S: Service<Req, Response = http::Response<B>>,
-    B: Default,
-    K: Classify<Result<S::Response, S::Error>> + Clone,
-    C: Controller,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future =
-        ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsResponses, UntilResponse>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        ready!(self.poll_admission(cx));
-        match self.state {
-            State::Ready(_) => self.inner.poll_ready(cx),
-            _ => Poll::Ready(Ok(())),
-        }
-    }
-
-    /// # Panics
-    ///
-    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call.
-    fn call(&mut self, request: Req) -> Self::Future {
-        self.start(request)
-    }
-}
-
 pin_project_lite::pin_project! {
     #[project = KindProj]
     enum Kind<F, K, R: GateRef> {
@@ -471,132 +413,170 @@ impl<F, K, R: GateRef, O, P> ResponseFuture<F, K, R, O, P> {
     }
 }
 
-impl<F, T, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsErrors, UntilResponse>
+/// How a [`LimitService`] answers, for each choice of its markers: what its response future
+/// resolves to, from the inner call's output or from a [`Refusal`]. Implemented for the four
+/// pairs `(O, P)` of [`RefusalsAsErrors`] or [`RefusalsAsResponses`] with [`UntilResponse`] or
+/// [`UntilBodyEnds`] (the last three need feature `http`), which [`LimitLayer`]'s builders
+/// choose; sealed, not for other types.
+///
+/// | `(O, P)` | `Response` | `Error` |
+/// |---|---|---|
+/// | `(RefusalsAsErrors, UntilResponse)` | the inner response | [`BoxError`]: the inner error or the [`Refusal`] |
+/// | `(RefusalsAsResponses, UntilResponse)` | `http::Response<B>`, a refusal as `503` | the inner error |
+/// | `(RefusalsAsErrors, UntilBodyEnds)` | `http::Response<LimitedBody<B, _>>` | [`BoxError`] |
+/// | `(RefusalsAsResponses, UntilBodyEnds)` | `http::Response<LimitedBody<B, _>>`, a refusal as `503` | the inner error |
+pub trait Answer<T, E, R: GateRef>: sealed::Sealed {
+    /// The service's response.
+    type Response;
+    /// The service's error.
+    type Error;
+    /// Whether a successful response keeps its permit until its body ends.
+    const KEEP: bool;
+    /// The service's error for an error of the inner service's `poll_ready`.
+    fn error(error: E) -> Self::Error;
+    /// The answer to a call that ran, with its permit if [`Answer::KEEP`] kept it.
+    fn answered(
+        output: Result<T, E>,
+        kept: Option<Permit<R>>,
+    ) -> Result<Self::Response, Self::Error>;
+    /// The answer to a refused request.
+    fn refused(refusal: Refusal) -> Result<Self::Response, Self::Error>;
+}
+
+mod sealed {
+    /// Only this crate's marker pairs are [`Answer`](super::Answer)s.
+    pub trait Sealed {}
+    impl<O, P> Sealed for (O, P) {}
+}
+
+impl<T, E: Into<BoxError>, R: GateRef> Answer<T, E, R> for (RefusalsAsErrors, UntilResponse) {
+    type Response = T;
+    type Error = BoxError;
+    const KEEP: bool = false;
+
+    fn error(error: E) -> BoxError {
+        error.into()
+    }
+
+    fn answered(output: Result<T, E>, _: Option<Permit<R>>) -> Result<T, BoxError> {
+        output.map_err(Into::into)
+    }
+
+    fn refused(refusal: Refusal) -> Result<T, BoxError> {
+        Err(Box::new(refusal))
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B: Default, E, R: GateRef> Answer<http::Response<B>, E, R>
+    for (RefusalsAsResponses, UntilResponse)
+{
+    type Response = http::Response<B>;
+    type Error = E;
+    const KEEP: bool = false;
+
+    fn error(error: E) -> E {
+        error
+    }
+
+    fn answered(
+        output: Result<http::Response<B>, E>,
+        _: Option<Permit<R>>,
+    ) -> Result<http::Response<B>, E> {
+        output
+    }
+
+    fn refused(refusal: Refusal) -> Result<http::Response<B>, E> {
+        Ok(refusal.to_response())
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B: http_body::Body, E: Into<BoxError>, R: GateRef> Answer<http::Response<B>, E, R>
+    for (RefusalsAsErrors, UntilBodyEnds)
+{
+    type Response = http::Response<LimitedBody<B, R>>;
+    type Error = BoxError;
+    const KEEP: bool = true;
+
+    fn error(error: E) -> BoxError {
+        error.into()
+    }
+
+    fn answered(
+        output: Result<http::Response<B>, E>,
+        kept: Option<Permit<R>>,
+    ) -> Result<Self::Response, BoxError> {
+        output
+            .map(|response| response.map(|body| LimitedBody::new(body, kept)))
+            .map_err(Into::into)
+    }
+
+    fn refused(refusal: Refusal) -> Result<Self::Response, BoxError> {
+        Err(Box::new(refusal))
+    }
+}
+
+#[cfg(feature = "http")]
+impl<B: http_body::Body + Default, E, R: GateRef> Answer<http::Response<B>, E, R>
+    for (RefusalsAsResponses, UntilBodyEnds)
+{
+    type Response = http::Response<LimitedBody<B, R>>;
+    type Error = E;
+    const KEEP: bool = true;
+
+    fn error(error: E) -> E {
+        error
+    }
+
+    fn answered(
+        output: Result<http::Response<B>, E>,
+        kept: Option<Permit<R>>,
+    ) -> Result<Self::Response, E> {
+        output.map(|response| response.map(|body| LimitedBody::new(body, kept)))
+    }
+
+    fn refused(refusal: Refusal) -> Result<Self::Response, E> {
+        Ok(refusal
+            .to_response::<B>()
+            .map(|body| LimitedBody::new(body, None)))
+    }
+}
+
+impl<F, T, E, K, R, O, P> Future for ResponseFuture<F, K, R, O, P>
 where
     F: Future<Output = Result<T, E>>,
-    E: Into<BoxError>,
     K: Classify<Result<T, E>>,
     R: GateRef,
+    (O, P): Answer<T, E, R>,
 {
-    type Output = Result<T, BoxError>;
+    type Output = Result<<(O, P) as Answer<T, E, R>>::Response, <(O, P) as Answer<T, E, R>>::Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx, false)) {
-            Ok((output, _)) => output.map_err(Into::into),
-            Err(refusal) => Err(Box::new(refusal)),
+        Poll::Ready(match ready!(self.poll_call(cx, <(O, P)>::KEEP)) {
+            Ok((output, kept)) => <(O, P)>::answered(output, kept),
+            Err(refusal) => <(O, P)>::refused(refusal),
         })
     }
 }
 
-#[cfg(feature = "http")]
-impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsResponses, UntilResponse>
+impl<S, Req, K, C, O, P> Service<Req> for LimitService<S, K, C, O, P>
 where
-    F: Future<Output = Result<http::Response<B>, E>>,
-    B: Default,
-    K: Classify<Result<http::Response<B>, E>>,
-    R: GateRef,
-{
-    type Output = Result<http::Response<B>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx, false)) {
-            Ok((output, _)) => output,
-            Err(refusal) => Ok(refusal.to_response()),
-        })
-    }
-}
-
-#[cfg(feature = "http")]
-impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsErrors, UntilBodyEnds>
-where
-    B: http_body::Body,
-    F: Future<Output = Result<http::Response<B>, E>>,
-    E: Into<BoxError>,
-    K: Classify<Result<http::Response<B>, E>>,
-    R: GateRef,
-{
-    type Output = Result<http::Response<LimitedBody<B, R>>, BoxError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx, true)) {
-            Ok((output, permit)) => output
-                .map(|response| response.map(|body| LimitedBody::new(body, permit)))
-                .map_err(Into::into),
-            Err(refusal) => Err(Box::new(refusal)),
-        })
-    }
-}
-
-#[cfg(feature = "http")]
-impl<F, B, E, K, R> Future for ResponseFuture<F, K, R, RefusalsAsResponses, UntilBodyEnds>
-where
-    B: http_body::Body,
-    F: Future<Output = Result<http::Response<B>, E>>,
-    B: Default,
-    K: Classify<Result<http::Response<B>, E>>,
-    R: GateRef,
-{
-    type Output = Result<http::Response<LimitedBody<B, R>>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.poll_call(cx, true)) {
-            Ok((output, permit)) => {
-                output.map(|response| response.map(|body| LimitedBody::new(body, permit)))
-            }
-            Err(refusal) => Ok(refusal
-                .to_response::<B>()
-                .map(|body| LimitedBody::new(body, None))),
-        })
-    }
-}
-
-#[cfg(feature = "http")]
-impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsErrors, UntilBodyEnds>
-where
-    B: http_body::Body,
-    S: Service<Req, Response = http::Response<B>>,
-    S::Error: Into<BoxError>,
+    S: Service<Req>,
     K: Classify<Result<S::Response, S::Error>> + Clone,
     C: Controller,
+    (O, P): Answer<S::Response, S::Error, Arc<SharedGate<C>>>,
 {
-    type Response = http::Response<LimitedBody<B, Arc<SharedGate<C>>>>;
-    type Error = BoxError;
-    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsErrors, UntilBodyEnds>;
+    type Response = <(O, P) as Answer<S::Response, S::Error, Arc<SharedGate<C>>>>::Response;
+    type Error = <(O, P) as Answer<S::Response, S::Error, Arc<SharedGate<C>>>>::Error;
+    type Future = ResponseFuture<S::Future, K, Arc<SharedGate<C>>, O, P>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         ready!(self.poll_admission(cx));
         match self.state {
-            State::Ready(_) => self.inner.poll_ready(cx).map_err(Into::into),
-            _ => Poll::Ready(Ok(())),
-        }
-    }
-
-    /// # Panics
-    ///
-    /// If `poll_ready` has not returned `Ready(Ok(()))` since the last call.
-    fn call(&mut self, request: Req) -> Self::Future {
-        self.start(request)
-    }
-}
-
-#[cfg(feature = "http")]
-impl<S, Req, B, K, C> Service<Req> for LimitService<S, K, C, RefusalsAsResponses, UntilBodyEnds>
-where
-    B: http_body::Body,
-    S: Service<Req, Response = http::Response<B>>,
-    B: Default,
-    K: Classify<Result<S::Response, S::Error>> + Clone,
-    C: Controller,
-{
-    type Response = http::Response<LimitedBody<B, Arc<SharedGate<C>>>>;
-    type Error = S::Error;
-    type Future =
-        ResponseFuture<S::Future, K, Arc<SharedGate<C>>, RefusalsAsResponses, UntilBodyEnds>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        ready!(self.poll_admission(cx));
-        match self.state {
-            State::Ready(_) => self.inner.poll_ready(cx),
+            // Holding a permit: now the inner service must be ready too. If it fails, the
+            // permit stays here for the next call.
+            State::Ready(_) => self.inner.poll_ready(cx).map_err(<(O, P)>::error),
             _ => Poll::Ready(Ok(())),
         }
     }
