@@ -392,3 +392,56 @@ fn a_hold_set_before_a_newcomer_refuses_it() {
         assert_eq!(limiter.in_flight(), 0);
     });
 }
+
+/// Time that moves only when a timer is waited on: a sleep jumps the clock to its deadline, as
+/// if the timer had fired. Shared by the gate and the model's threads.
+#[derive(Clone, Default)]
+struct Jumping(Arc<loom::sync::atomic::AtomicU64>);
+
+impl Clock for Jumping {
+    fn now(&self) -> Instant {
+        Instant::from_micros(self.0.load(Ordering::SeqCst))
+    }
+}
+
+impl limiter_core::Runtime for Jumping {
+    type Sleep = core::future::Ready<()>;
+
+    fn sleep_until(&self, deadline: Instant) -> Self::Sleep {
+        self.0.fetch_max(deadline.as_micros(), Ordering::SeqCst);
+        core::future::ready(())
+    }
+}
+
+/// The hold keeps queued waiters too: a waiter queued before a hold was set, and granted the
+/// place released after it, gets its permit only once the hold's timer has fired, whatever the
+/// interleaving; the gate ends empty.
+#[test]
+fn a_hold_keeps_a_queued_waiter_until_it_has_passed() {
+    loom::model(|| {
+        const HOLD: core::time::Duration = core::time::Duration::from_secs(1);
+        let clock = Jumping::default();
+        let gate: Gate<LoomRawMutex, Fixed, Jumping, InlineQueue<4>> =
+            Gate::new(Fixed::new(1).unwrap(), clock.clone());
+        let limiter = Arc::new(limiter_core::Limiter::from_gate(Arc::new(gate)));
+        let answering = limiter.try_acquire_owned().expect("room for one");
+        let waiter = {
+            let (limiter, clock) = (Arc::clone(&limiter), clock.clone());
+            thread::spawn(move || {
+                let permit = loom::future::block_on(limiter.acquire_owned()).expect("room");
+                assert!(
+                    clock.now() >= Instant::ZERO.saturating_add(HOLD),
+                    "a queued waiter got its permit at {:?}, during the hold",
+                    permit.admission().at
+                );
+                permit.success();
+            })
+        };
+        wait_until(|| limiter.snapshot().queued == 1);
+        answering.hold_admissions_for(HOLD);
+        answering.overload();
+        waiter.join().unwrap();
+        let s = limiter.snapshot();
+        assert_eq!((s.in_flight, s.queued, s.admitted), (0, 0, 2));
+    });
+}

@@ -397,27 +397,30 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
     /// Polls for admission. `ticket` is the caller's place in the queue, `None` before the first
     /// poll and after admission. The building block of [`Acquire`].
     ///
-    /// The clock is read once on the first poll (the arrival: the admission time if admitted at
-    /// once, the queueing time otherwise), once when a granted place is claimed, and not at all
-    /// by a poll that finds its waiter still waiting (unless a hold is in force and
-    /// `honour_hold` asks for it to be checked).
+    /// The clock is read once per poll, before the lock: on the first, the arrival (the
+    /// admission time if admitted at once, the queueing time otherwise); on the one that claims
+    /// a granted place, the admission time.
     pub(crate) fn poll_acquire(
         &self,
         ticket: &mut Option<u64>,
         honour_hold: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Admission, Refused>> {
-        // With a hold in force, a newcomer does not join the queue and a waiter does not claim
-        // a place granted to it (the place stays reserved, in flight): each is told until when
-        // to wait, and comes back.
-        let arrived = ticket.is_none().then(|| self.clock.now());
-        if honour_hold && M::load(&self.not_before) != 0 {
-            if let Some(until) = self.held_at(arrived.unwrap_or_else(|| self.clock.now())) {
-                return Poll::Ready(Err(Refused::Held(until)));
-            }
-        }
+        let now = self.clock.now();
         let mut stale_waker = None;
         let poll = M::lock(&self.state, |s| {
+            // With a hold in force, a newcomer does not join the queue and a waiter does not
+            // claim a place granted to it (the place stays reserved, in flight): each is told
+            // until when to wait, and comes back. Checked under the lock, so that a place
+            // granted after the hold was set is always seen with the hold.
+            let until = if honour_hold {
+                M::load(&self.not_before)
+            } else {
+                0
+            };
+            if until != 0 && now.as_micros() < until {
+                return Poll::Ready(Err(Refused::Held(Instant::from_micros(until))));
+            }
             if let Some(t) = *ticket {
                 match s.waiters.get_mut(t).map(|e| &mut e.state) {
                     Some(EntryState::Granted) => {
@@ -439,8 +442,6 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
                 s.take();
                 return Poll::Ready(Ok(s.admission()));
             }
-            // A lost ticket (impossible while the invariants hold) reads the clock here.
-            let now = arrived.unwrap_or_else(|| self.clock.now());
             if let Some(t) = s.waiters.push(now, cx.waker().clone()) {
                 *ticket = Some(t);
                 Poll::Pending
@@ -451,7 +452,7 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         });
         drop(stale_waker);
         poll.map_ok(|mut admission| {
-            admission.at = arrived.unwrap_or_else(|| self.clock.now());
+            admission.at = now;
             admission
         })
     }
