@@ -276,7 +276,10 @@ impl<S, K, C: Controller, O, P> LimitService<S, K, C, O, P> {
                             None => self.acquire = Some(Box::pin(next)),
                         }
                         if let Some(max_wait) = max_wait {
-                            let until = tokio::time::Instant::now() + max_wait;
+                            // A wait of a century or more (`Duration::MAX`) is a century: it
+                            // cannot overflow tokio's instant.
+                            let until = tokio::time::Instant::now()
+                                + max_wait.min(limiter_core::FAR_FUTURE);
                             match &mut self.expiry {
                                 Some(reused) => reused.as_mut().reset(until),
                                 None => {

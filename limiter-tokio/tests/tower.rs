@@ -165,6 +165,28 @@ async fn a_bounded_wait_ends_in_a_timed_out_refusal_and_leaves_the_queue() {
     assert_eq!(service.call(rx).await.unwrap(), 200);
 }
 
+/// A bound too large for any clock (`Duration::MAX`) is no bound: the request waits, nothing
+/// panics, and it is admitted when capacity comes back.
+#[tokio::test(start_paused = true)]
+async fn a_huge_bounded_wait_waits_without_overflowing_the_clock() {
+    let limiter = fixed(1);
+    let held = limiter.try_acquire().unwrap();
+    let mut service = LimitLayer::new(limiter.clone(), ErrorsAreOverload)
+        .max_wait(Duration::MAX)
+        .layer(channel_service());
+    let mut waits = task::spawn(poll_fn(|cx| service.poll_ready(cx)));
+    assert_pending!(waits.poll());
+    tokio::time::sleep(Duration::from_secs(3_600)).await;
+    assert_pending!(waits.poll());
+    drop(held);
+    assert_ready_ok!(waits.poll());
+    drop(waits);
+    let (tx, rx) = oneshot::channel();
+    tx.send(Ok(200)).unwrap();
+    assert_eq!(service.call(rx).await.unwrap(), 200);
+    assert_eq!(limiter.snapshot().timed_out, 0);
+}
+
 #[tokio::test]
 async fn refusing_at_the_limit_never_waits() {
     let limiter = fixed(1);
