@@ -52,7 +52,7 @@ struct Quota {
 }
 
 async fn provider(State(quota): State<Arc<Mutex<Quota>>>) -> (StatusCode, HeaderMap) {
-    let (served, remaining, reset) = {
+    let (served, remaining, reset, hints) = {
         let mut q = quota.lock().expect("the provider's lock");
         let now = Instant::now();
         while now >= q.opened + WINDOW {
@@ -63,10 +63,10 @@ async fn provider(State(quota): State<Arc<Mutex<Quota>>>) -> (StatusCode, Header
         if served {
             q.used += 1;
         }
+        // Whole seconds to the window's end, rounded up, as `Retry-After` and resets are sent.
         let reset = (q.opened + WINDOW - now).as_secs_f64().ceil().max(1.0) as u64;
-        (served, QUOTA - q.used, (reset, q.hints))
+        (served, QUOTA - q.used, reset, q.hints)
     };
-    let (reset, hints) = reset;
     let mut headers = HeaderMap::new();
     if hints {
         headers.insert("x-ratelimit-limit", HeaderValue::from(QUOTA));

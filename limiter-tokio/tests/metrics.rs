@@ -11,30 +11,9 @@ use axum::routing::get;
 use limiter_core::{Fixed, HttpClassifier};
 use limiter_tokio::{LimitLayer, Limiter};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
-/// One `GET /` over a fresh connection; its status code.
-async fn get_once(addr: std::net::SocketAddr) -> u16 {
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        stream
-            .write_all(b"GET / HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
-            .await
-            .unwrap();
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).await.unwrap();
-        String::from_utf8_lossy(&answer).into_owned()
-    };
-    let answer = tokio::time::timeout(Duration::from_secs(10), exchange)
-        .await
-        .expect("answered within 10 s");
-    answer
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
-}
+mod common;
+use common::{get_once, serve};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_published_series_agree_with_what_the_clients_saw() {
@@ -64,9 +43,7 @@ async fn the_published_series_agree_with_what_the_clients_saw() {
                 .refuse_at_limit()
                 .refusals_as_responses(),
         );
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (addr, server) = serve(app).await;
 
     // 32 clients, 5 requests each, all at once: far more than 4 at a time.
     let clients: Vec<_> = (0..32)
@@ -74,7 +51,7 @@ async fn the_published_series_agree_with_what_the_clients_saw() {
             tokio::spawn(async move {
                 let mut statuses = Vec::new();
                 for _ in 0..5 {
-                    statuses.push(get_once(addr).await);
+                    statuses.push(get_once(addr).await.0);
                 }
                 statuses
             })

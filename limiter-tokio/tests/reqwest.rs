@@ -11,16 +11,14 @@ use axum::routing::get;
 use limiter_core::Fixed;
 use limiter_tokio::{LimitMiddleware, Limiter, Refusal};
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
-use tokio::net::TcpListener;
 
-/// Serves `app` on a free loopback port; the server stops when the returned task is aborted.
-async fn serve(app: Router) -> (String, tokio::task::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/", listener.local_addr().unwrap());
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app).await.unwrap();
-    });
-    (url, server)
+mod common;
+use common::{serve, throttles_its_first_call};
+
+/// Serves `app` on a free loopback port: its URL, and the server's task to abort.
+async fn serve_url(app: Router) -> (String, tokio::task::JoinHandle<()>) {
+    let (addr, server) = serve(app).await;
+    (format!("http://{addr}/"), server)
 }
 
 fn client(middleware: LimitMiddleware<Fixed>) -> ClientWithMiddleware {
@@ -33,22 +31,8 @@ fn client(middleware: LimitMiddleware<Fixed>) -> ClientWithMiddleware {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_with_retry_after_holds_the_next_request_and_nothing_is_sent_meanwhile() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = calls.clone();
-    let upstream = Router::new().route(
-        "/",
-        get(move || {
-            let counted = counted.clone();
-            async move {
-                if counted.fetch_add(1, Ordering::SeqCst) == 0 {
-                    (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "1")])
-                } else {
-                    (StatusCode::OK, [("x-served", "yes")])
-                }
-            }
-        }),
-    );
-    let (url, server) = serve(upstream).await;
+    let (upstream, calls) = throttles_its_first_call();
+    let (url, server) = serve_url(upstream).await;
     let limiter = Limiter::new(Fixed::new(4).unwrap());
     let client = client(LimitMiddleware::new(limiter.clone()));
 
@@ -91,7 +75,7 @@ async fn refusals_are_not_sent_and_are_told_apart_and_counted() {
             }
         }),
     );
-    let (url, server) = serve(slow).await;
+    let (url, server) = serve_url(slow).await;
     let limiter = Limiter::new(Fixed::new(1).unwrap());
     let at_once = client(LimitMiddleware::new(limiter.clone()).refuse_at_limit());
     let bounded = client(LimitMiddleware::new(limiter.clone()).max_wait(Duration::from_millis(50)));
@@ -172,7 +156,7 @@ async fn a_spent_quota_hint_holds_the_next_request_until_its_reset() {
             }
         }),
     );
-    let (url, server) = serve(upstream).await;
+    let (url, server) = serve_url(upstream).await;
     let limiter = Limiter::new(Fixed::new(4).unwrap());
     let client = client(LimitMiddleware::new(limiter.clone()));
 

@@ -645,7 +645,8 @@ impl<P: Pace + ?Sized> Pace for &P {
 
 pin_project_lite::pin_project! {
     /// The future of [`Limiter::acquire`] and [`Limiter::acquire_owned`]: waits out the
-    /// `Retry-After` hold, then for admission in FIFO order.
+    /// `Retry-After` hold, then for admission in FIFO order; a hold set while it waits keeps it
+    /// waiting (a place granted meanwhile stays reserved for it) until the hold has passed.
     ///
     /// Cancel safe: dropped while queued, it leaves the queue, and capacity already handed to
     /// it passes to the next waiter.
