@@ -29,6 +29,6 @@ for label, group, ours, peer, target in rows:
     unit = "ns" if a < 1e6 else "ms"
     scale = 1 if unit == "ns" else 1e-6
     print(f"{label:<38} {a * scale:>9.1f} {unit} {b * scale:>9.1f} {unit} {a / b:>7.2f}  {target}")
-print(f"{'clock read (tokio::time::Instant)':<38} {mean('uncontended', 'clock-read'):>9.1f} ns")
+print(f"{'clock read (TokioClock::now)':<38} {mean('uncontended', 'tokio-clock-now'):>9.1f} ns")
 print(f"{'median window push (32, full)':<38} {mean('window', 'median-window-32-push'):>9.1f} ns")
 print(f"{'AimdF32 on_sample, steady latency':<38} {mean('window', 'aimd-f32-on-sample'):>9.1f} ns")

@@ -3,7 +3,9 @@
 //! `cargo bench -p limiter-bench`, then `python3 scripts/bench-ratios.py` for the ratios.
 //!
 //! - `uncontended/*`: `try_acquire` and drop, one thread; `floor` is tokio's semaphore plus the
-//!   one clock read an admission needs (the limiter's own clock, `TokioClock`).
+//!   one clock read an admission needs (the limiter's own clock, `TokioClock`);
+//!   `tokio-clock-now` is that read alone (tokio's `Instant::now` and its conversion to the
+//!   core's microseconds).
 //! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit. `floor`
 //!   is tokio's semaphore plus the two clock reads a latency-measuring limiter cannot avoid;
 //!   `congestion-limiter` is that crate's `DefaultLimiter` over its AIMD, `try_acquire` and
@@ -65,7 +67,8 @@ fn uncontended(c: &mut Criterion) {
         b.iter(|| drop(black_box(gate.try_acquire().unwrap())));
     });
     let tokio_clock = limiter_tokio::TokioClock::new();
-    g.bench_function("clock-read", |b| b.iter(|| black_box(tokio_clock.now())));
+    // The limiter's clock read: tokio's `Instant::now` and its conversion to the core's micros.
+    g.bench_function("tokio-clock-now", |b| b.iter(|| black_box(tokio_clock.now())));
     g.bench_function("floor", |b| {
         b.iter(|| {
             let permit = black_box(tokio.try_acquire().unwrap());
