@@ -69,7 +69,7 @@ fn uncontended(c: &mut Criterion) {
     let tokio_clock = limiter_tokio::TokioClock::new();
     // The limiter's clock read: tokio's `Instant::now` and its conversion to the core's micros.
     g.bench_function("tokio-clock-now", |b| {
-        b.iter(|| black_box(tokio_clock.now()))
+        b.iter(|| black_box(tokio_clock.now()));
     });
     g.bench_function("floor", |b| {
         b.iter(|| {
