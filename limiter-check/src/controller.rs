@@ -513,7 +513,7 @@ struct Tally {
 /// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
 /// cut's; any other round, or a congestion signal, returns it to one (a held sample counts for
 /// nothing). In the unit
-/// just below the knee, the step is an eighth.
+/// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
     doublings: u32,
@@ -524,6 +524,8 @@ struct Speed {
     last: Option<(u32, u64)>,
     /// The limit before the last cut.
     knee: u32,
+    /// Whether the last cut was by latency, and when (elapsed µs).
+    latency_cut_at: Option<u64>,
 }
 
 impl Speed {
@@ -534,6 +536,7 @@ impl Speed {
             round: (initial, 0),
             last: None,
             knee: 0,
+            latency_cut_at: None,
         }
     }
 
@@ -557,7 +560,11 @@ impl Speed {
         };
         let mut bits = u64::from(step.to_bits()) * (1u64 << doublings);
         if limit + 1 == self.knee {
-            bits /= 8; // the unit just below the knee
+            // The unit just below the knee: a 128th for 4 s after a latency cut.
+            let long = self
+                .latency_cut_at
+                .is_some_and(|at| u128::from(elapsed) < u128::from(at) + 4_000_000);
+            bits /= if long { 128 } else { 8 };
         }
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
         self.samples_left -= 1;
@@ -684,6 +691,7 @@ impl Model {
         }
         // The knee: the concurrency the congestion was seen at, at most the limit.
         self.speed.knee = in_flight.min(self.limit.whole());
+        self.speed.latency_cut_at = (!refused).then_some(elapsed);
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
         // at least down to what that round kept.

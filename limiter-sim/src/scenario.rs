@@ -138,6 +138,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         capacity_drop(),
         quota_phases(),
         slow_no_429(),
+        capacity_rise(),
         drop_and_recover(),
         quota_jitter(),
         retry_after(),
@@ -255,6 +256,29 @@ fn slow_no_429() -> Scenario {
             ))
         }),
         limiters: compared(&[("fixed 64", 64)]),
+    }
+}
+
+/// A server that becomes four times faster (more replicas behind it) after a client learned
+/// its knee from latency: a knee remembered too long costs the capacity that came back.
+fn capacity_rise() -> Scenario {
+    Scenario {
+        name: "capacity-rise".into(),
+        aliases: Vec::new(),
+        about:
+            "latency grows past 8 in flight, past 32 from 5 s; 100 ms calls; 64 callers for 20 s"
+                .into(),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(64, 20 * S)]),
+        upstream: Box::new(|| {
+            Box::new(queueing(
+                Schedule(vec![(0, 8), (5 * S, 32)]),
+                100 * MS,
+                Growth::Linear { per_call: 1.0 },
+                5 * MS,
+            ))
+        }),
+        limiters: compared(&[("fixed 8", 8), ("fixed 32", 32)]),
     }
 }
 

@@ -325,10 +325,12 @@ impl AimdConfig {
 ///   knee), and while each round's completion rate rises with the limit (the added concurrency
 ///   is served), the step doubles every round of uninterrupted growth, up to a quarter of the
 ///   limit per round; anything else returns it to one. In the unit just below the knee the step
-///   is an eighth, so the knee is tried again only every eight rounds or so. A quota that
+///   is an eighth, so the knee is tried again only every eight rounds or so; below a knee found
+///   by latency, a 128th for the first 4 s after the cut (a try there slows every call in
+///   flight, not just one). A quota that
 ///   returns from 5 to 50 after a cut at 6 is found in 25 rounds instead of 48; a sharp knee
-///   costs far less goodput (`slow-no-429`: 89 % of the oracle's, where one step per round and the
-///   earlier defaults gave 75 %). See the
+///   costs far less goodput (`slow-no-429`: 99 % of the oracle's, where one step per round and the
+///   earlier defaults gave 75 %, and an eighth below every knee 89 %). See the
 ///   module `probe` for the reasons. [`AimdFixedCompact`] leaves it out (about 1,500 bytes of
 ///   flash on a Cortex-M0).
 /// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
@@ -599,7 +601,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
-            probe.cut_from(knee);
+            probe.cut_from(knee, !refused, elapsed);
         }
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
@@ -705,7 +707,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let mut step = self.config.step;
         if let Some(probe) = self.probe.first_mut() {
             // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
-            let bits = (u64::from(step.to_bits()) << probe.shift(whole)) >> probe.slow(whole);
+            let bits =
+                (u64::from(step.to_bits()) << probe.shift(whole)) >> probe.slow(whole, elapsed);
             step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
             probe.count(whole, elapsed);
         }
