@@ -457,6 +457,25 @@ enum PlainSignal {
 }
 
 impl Plain {
+    /// `AimdConfig::default()`, as its documentation states it.
+    const DEFAULT: Plain = Plain {
+        initial: 4,
+        min: 1,
+        max: 64,
+        backoff: Ratio::from_bits(52_429), // 0.8
+        deepest: Ratio::from_bits(32_768), // 0.5
+        step: Ratio::ONE,
+        utilisation: Ratio::from_bits(52_429),
+        growth: Ratio::from_bits(81_920), // 1.25
+        cooldown_us: 0,
+        floor_us: 1_000,
+        signal: PlainSignal::Baseline {
+            tolerance: Ratio::from_int(2),
+            min_samples: 10,
+            memory_us: 600_000_000,
+        },
+    };
+
     fn config(&self) -> AimdConfig {
         let base = AimdConfig::default()
             .initial(self.initial)
@@ -492,7 +511,7 @@ struct Model {
     elapsed: u64,
     hold_until: u64,
     speed: Speed,
-    /// Whether each of the last successes (up to four, oldest first) was congested.
+    /// Whether each of the last successes (up to eight, oldest first) was congested.
     recent: Vec<bool>,
     /// The last cut round, from its documentation: the epoch cut, the limit the cut set, the
     /// most in flight among its refusals, its refusals, and the successes of the next round.
@@ -522,8 +541,14 @@ struct Speed {
     round: (u32, u64),
     /// The last whole round: its limit and duration (µs, within `[1, u32::MAX]`).
     last: Option<(u32, u64)>,
-    /// The limit before the last cut.
+    /// The concurrency congestion was last seen at: set by a refusal's cut, or a latency cut
+    /// at or above it; a latency cut below it moves it only if the last cut was below it too,
+    /// at most eight rounds before.
     knee: u32,
+    /// The last cut was by latency and below the knee.
+    below: bool,
+    /// Whole rounds since the last cut (saturating at 255).
+    rounds_since_cut: u32,
     /// Whether the last cut was by latency, and when (elapsed µs).
     latency_cut_at: Option<u64>,
 }
@@ -536,6 +561,8 @@ impl Speed {
             round: (initial, 0),
             last: None,
             knee: 0,
+            below: false,
+            rounds_since_cut: 0,
             latency_cut_at: None,
         }
     }
@@ -584,6 +611,7 @@ impl Speed {
                     self.doublings += 1;
                 }
             }
+            self.rounds_since_cut = (self.rounds_since_cut + 1).min(255);
             self.last = Some((self.round.0, took));
             self.begin(limit, elapsed);
         }
@@ -604,6 +632,15 @@ impl Model {
             self.last_seen = now;
         }
         self.elapsed
+    }
+
+    /// Whether the healthy window is full (16 samples) and spreads widely: its sample at rank
+    /// 12 (from 0) more than 1.5 times the one at rank 2, or than the baseline floor.
+    fn spread(&self) -> bool {
+        let mut sorted = self.window.clone();
+        sorted.sort_unstable();
+        let low = sorted.get(2).map_or(0, |&low| low.max(self.p.floor_us));
+        sorted.len() == 16 && low + low / 2 < sorted[12]
     }
 
     fn median(&self) -> Option<u64> {
@@ -689,8 +726,17 @@ impl Model {
         if epoch != self.epoch {
             return Change::Unchanged;
         }
-        // The knee: the concurrency the congestion was seen at, at most the limit.
-        self.speed.knee = in_flight.min(self.limit.whole());
+        // The knee: the concurrency the congestion was seen at, at most the limit; a latency
+        // cut below the knee moves it only right after another one below it.
+        let seen = in_flight.min(self.limit.whole());
+        let speed = &mut self.speed;
+        let again = speed.below && speed.rounds_since_cut <= 8;
+        let below = !refused && seen < speed.knee;
+        if refused || seen >= speed.knee || again {
+            speed.knee = seen;
+        }
+        speed.below = below;
+        speed.rounds_since_cut = 0;
         self.speed.latency_cut_at = (!refused).then_some(elapsed);
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
@@ -745,12 +791,21 @@ impl Model {
                         self.window.remove(0);
                     }
                 }
-                // A latency cut takes two congested successes among the last four; one holds.
+                // A latency cut takes two congested successes among the last four (five among
+                // the last eight where the window spreads widely); one holds.
                 self.recent.push(verdict == 2);
-                if self.recent.len() > 4 {
+                if self.recent.len() > 8 {
                     self.recent.remove(0);
                 }
-                let confirmed = self.recent.iter().filter(|&&slow| slow).count() >= 2;
+                let slow_in = |n: usize| {
+                    let from = self.recent.len().saturating_sub(n);
+                    self.recent[from..].iter().filter(|&&slow| slow).count()
+                };
+                let confirmed = if self.spread() {
+                    slow_in(8) >= 5
+                } else {
+                    slow_in(4) >= 2
+                };
                 match verdict {
                     2 if !confirmed => Change::Unchanged,
                     2 => {
@@ -792,6 +847,52 @@ impl Model {
 /// The fixed-point AIMD against [`Model`], decision by decision, with the baseline's memory off
 /// (the model's bare median is then the whole baseline).
 fn against_model(plain: &Plain, events: &[Event]) {
+    drive_against_model(plain, |_, i| events.get(i).copied());
+}
+
+/// AIMD against [`Model`] under the default configuration with memory off, on a stream built
+/// from `data` as a dependency's round trips would be: calls admitted with the limit in use,
+/// healthy latencies around 10 ms (narrow or widely spread, by the first byte), bursts of
+/// slow calls, refusals, and stale samples now and then. Random bytes alone rarely reach the
+/// probe's rules (rounds, knees, dwells); this stream does on every run.
+pub fn controller_rounds(data: &[u8]) {
+    let Some((&mode, bytes)) = data.split_first() else {
+        return;
+    };
+    let wide = mode % 2 == 1;
+    let plain = Plain::DEFAULT;
+    assert_eq!(
+        plain.config(),
+        AimdConfig::default(),
+        "the model's defaults"
+    );
+    drive_against_model(&plain, |limit, i| {
+        let &b = bytes.get(i)?;
+        let jitter = if wide {
+            u16::from(b) * u16::from(b) % 150 // up to 15 ms on a 10 ms base
+        } else {
+            u16::from(b >> 4) // up to 1.5 ms
+        };
+        let (latency, outcome) = match b % 16 {
+            0 => (100, 0),                              // a refusal
+            1..=3 => (100 * (2 + u16::from(b % 3)), 2), // a slow call: 20 to 40 ms
+            _ => (100 + jitter, 2),
+        };
+        let in_flight = limit
+            .saturating_add(u32::from(b >> 6))
+            .saturating_sub(1)
+            .max(1);
+        Some(Event::Sample {
+            admitted: TimeStep::Forward(0),
+            completed: TimeStep::Forward(latency),
+            in_flight: u16::try_from(in_flight).unwrap_or(u16::MAX),
+            stale: b % 32 == 5,
+            outcome,
+        })
+    });
+}
+
+fn drive_against_model(plain: &Plain, mut next: impl FnMut(u32, usize) -> Option<Event>) {
     let mut plain = *plain;
     if let PlainSignal::Baseline { memory_us, .. } = &mut plain.signal {
         *memory_us = 0;
@@ -812,7 +913,9 @@ fn against_model(plain: &Plain, events: &[Event]) {
         tally: None,
     };
     let mut now = 0;
-    for (i, &event) in events.iter().enumerate() {
+    let mut i = 0;
+    while let Some(event) = next(real.limit(), i) {
+        i += 1;
         match event {
             Event::Sample { .. } => {
                 let sample = sample_of(event, real.epoch(), &mut now).expect("a sample event");

@@ -20,6 +20,11 @@ proptest! {
     }
 
     #[test]
+    fn aimd_follows_its_model_over_round_trips(bytes in vec(any::<u8>(), 0..2_048)) {
+        limiter_check::controller_rounds(&bytes);
+    }
+
+    #[test]
     fn fixed_and_float_agree(bytes in vec(any::<u8>(), 0..2_048)) {
         limiter_check::fixed_vs_float(&bytes);
     }

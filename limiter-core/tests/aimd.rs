@@ -462,6 +462,44 @@ fn a_coarse_clock_does_not_make_every_tick_congestion() {
     );
 }
 
+/// Feeds `latencies` as successes 1 ms apart from `*t`, the limit fully used; returns the
+/// changes.
+fn feed<C: Controller>(c: &mut C, t: &mut u64, latencies: &[u64]) -> Vec<Change> {
+    latencies
+        .iter()
+        .map(|&latency| {
+            *t += MS;
+            complete(c, *t, latency, Outcome::Success)
+        })
+        .collect()
+}
+
+#[test]
+fn a_widely_spread_dependency_needs_five_slow_calls_of_eight_to_cut() {
+    // A window of 32 healthy latencies, four each of 8, 10, …, 22 ms: the upper quartile (rank
+    // 24: 20 ms) is more than 1.5 times the lowest eighth (rank 4: 10 ms). The baseline is the
+    // lowest median since the window held 10 samples, 12 ms (24 ms is congestion). The healthy
+    // calls among the slow ones below push out an 8, a 10 and a 12 ms one: the spread stays.
+    let healthy: Vec<u64> = (0..32).map(|i| (8 + 2 * (i % 8)) * MS).collect();
+    let mut spread = AimdF32::new(AimdConfig::default().initial(8)).unwrap();
+    let mut t = 0;
+    feed(&mut spread, &mut t, &healthy);
+    assert_eq!(spread.stats().baseline_micros, Some(12_000));
+    // Four slow calls among eight hold; the fifth cuts.
+    let (slow, ok) = (35 * MS, 15 * MS);
+    let calls = [slow, ok, slow, ok, slow, ok, slow, slow];
+    let changes = feed(&mut spread, &mut t, &calls);
+    let cuts = changes.iter().filter(|&&c| c == Change::Decreased).count();
+    assert_eq!((cuts, changes[7]), (1, Change::Decreased), "{changes:?}");
+
+    // The same calls after a window of 15 ms only: two slow among four cut.
+    let mut narrow = AimdF32::new(AimdConfig::default().initial(8)).unwrap();
+    let mut t = 0;
+    feed(&mut narrow, &mut t, &[15 * MS; 32]);
+    let changes = feed(&mut narrow, &mut t, &calls[..3]);
+    assert_eq!(changes[2], Change::Decreased, "{changes:?}");
+}
+
 #[test]
 fn no_latency_verdict_until_the_window_has_min_samples() {
     let config = AimdConfig::default().initial(8).bounds(1, 64).baseline(

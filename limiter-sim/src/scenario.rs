@@ -138,6 +138,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         capacity_drop(),
         quota_phases(),
         slow_no_429(),
+        heavy_tail(),
         capacity_rise(),
         drop_and_recover(),
         quota_jitter(),
@@ -241,45 +242,63 @@ fn quota_phases() -> Scenario {
 }
 
 fn slow_no_429() -> Scenario {
+    one_client(
+        "slow-no-429",
+        "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s",
+        10 * S,
+        queueing(steady(8), 10 * MS, Growth::Linear { per_call: 1.0 }, MS),
+        &[("fixed 64", 64)],
+    )
+}
+
+/// 64 closed-loop callers of one client on `upstream` until `until`.
+fn one_client(
+    name: &str,
+    about: &str,
+    until: u64,
+    upstream: Queueing,
+    fixed: &[(&str, u32)],
+) -> Scenario {
     Scenario {
-        name: "slow-no-429".into(),
+        name: name.into(),
         aliases: Vec::new(),
-        about: "latency grows past 8 in flight and nothing ever fails; 64 callers for 10 s".into(),
+        about: about.into(),
         oracle: QUEUEING_ORACLE.into(),
-        clients: Clients::new(vec![Load::closed(64, 10 * S)]),
-        upstream: Box::new(|| {
-            Box::new(queueing(
-                steady(8),
-                10 * MS,
-                Growth::Linear { per_call: 1.0 },
-                MS,
-            ))
-        }),
-        limiters: compared(&[("fixed 64", 64)]),
+        clients: Clients::new(vec![Load::closed(64, until)]),
+        upstream: Box::new(move || Box::new(upstream.clone())),
+        limiters: compared(fixed),
     }
+}
+
+/// slow-no-429 on a server whose service times are heavy-tailed, as real ones are: each call
+/// takes 10 ms plus an exponential jitter of mean 10 ms, so one call in eleven takes more than
+/// twice the median with no queue at all. A latency signal that cuts on single slow calls
+/// mistakes that tail for congestion.
+fn heavy_tail() -> Scenario {
+    one_client(
+        "heavy-tail",
+        "capacity 8, latency proportional above it; 10 ms + exponential jitter of mean 10 ms; 64 callers for 10 s",
+        10 * S,
+        queueing(steady(8), 10 * MS, Growth::Proportional, 10 * MS),
+        &[("fixed 8", 8), ("fixed 64", 64)],
+    )
 }
 
 /// A server that becomes four times faster (more replicas behind it) after a client learned
 /// its knee from latency: a knee remembered too long costs the capacity that came back.
 fn capacity_rise() -> Scenario {
-    Scenario {
-        name: "capacity-rise".into(),
-        aliases: Vec::new(),
-        about:
-            "latency grows past 8 in flight, past 32 from 5 s; 100 ms calls; 64 callers for 20 s"
-                .into(),
-        oracle: QUEUEING_ORACLE.into(),
-        clients: Clients::new(vec![Load::closed(64, 20 * S)]),
-        upstream: Box::new(|| {
-            Box::new(queueing(
-                Schedule(vec![(0, 8), (5 * S, 32)]),
-                100 * MS,
-                Growth::Linear { per_call: 1.0 },
-                5 * MS,
-            ))
-        }),
-        limiters: compared(&[("fixed 8", 8), ("fixed 32", 32)]),
-    }
+    one_client(
+        "capacity-rise",
+        "latency grows past 8 in flight, past 32 from 5 s; 100 ms calls; 64 callers for 20 s",
+        20 * S,
+        queueing(
+            Schedule(vec![(0, 8), (5 * S, 32)]),
+            100 * MS,
+            Growth::Linear { per_call: 1.0 },
+            5 * MS,
+        ),
+        &[("fixed 8", 8), ("fixed 32", 32)],
+    )
 }
 
 /// One provider quota over time, a backlog of 200 callers until `until`.

@@ -225,6 +225,15 @@ impl<const N: usize> MedianWindow<N> {
         Some(self.at_rank(rank - 1))
     }
 
+    /// Whether the window is full and its samples spread widely: the one at rank `3N / 4` (from
+    /// 0, the smallest) is more than 1.5 times the one at rank `N / 8`, or than `floor` if
+    /// that is more (below a floor, differences are the clock's resolution). A long upper
+    /// tail usually comes with such a spread.
+    pub(crate) fn spreads(&self, floor: u32) -> bool {
+        let low = self.at_rank(N / 8).max(floor);
+        self.is_full() && low.saturating_add(low / 2) < self.at_rank(3 * N / 4)
+    }
+
     /// The smallest sample held.
     pub fn min(&self) -> Option<u32> {
         (self.len > 0).then(|| self.at_rank(0))
