@@ -850,7 +850,7 @@ fn against_model(plain: &Plain, events: &[Event]) {
     drive_against_model(plain, |_, i| events.get(i).copied());
 }
 
-/// AIMD against [`Model`] under the default configuration with memory off, on a stream built
+/// AIMD against its reference model under the default configuration with memory off, on a stream built
 /// from `data` as a dependency's round trips would be: calls admitted with the limit in use,
 /// healthy latencies around 10 ms (narrow or widely spread, by the first byte), bursts of
 /// slow calls, refusals, and stale samples now and then. Random bytes alone rarely reach the
