@@ -542,8 +542,8 @@ struct Speed {
     /// The last whole round: its limit and duration (µs, within `[1, u32::MAX]`).
     last: Option<(u32, u64)>,
     /// The concurrency congestion was last seen at: set by a refusal's cut, or a latency cut
-    /// at or above it; a latency cut below it moves it only if the last cut was below it too,
-    /// at most eight rounds before.
+    /// at or above it; a latency cut below it moves it all the way if the last cut was below
+    /// it too, at most eight rounds before, and halfway (rounded up) otherwise.
     knee: u32,
     /// The last cut was by latency and below the knee.
     below: bool,
@@ -734,6 +734,9 @@ impl Model {
         let below = !refused && seen < speed.knee;
         if refused || seen >= speed.knee || again {
             speed.knee = seen;
+        } else {
+            // A first latency cut below the knee: halfway down, rounded up.
+            speed.knee -= (speed.knee - seen) / 2;
         }
         speed.below = below;
         speed.rounds_since_cut = 0;
