@@ -99,7 +99,7 @@ pub(crate) struct Probe {
     /// The concurrency congestion was last seen at (see `cut_from`): below it the step stays
     /// at one.
     knee: u32,
-    /// Whether the last cut, by latency, was seen below the knee (and left it there).
+    /// Whether the last cut was by latency and seen below the knee.
     below: bool,
     /// Rounds since the last cut, saturating.
     since_cut: u8,
