@@ -33,8 +33,8 @@ fn controller_state_fits_its_budget() {
     // 32 16-bit samples, 32 one-byte indices and two u16 cursors: nothing else.
     assert_eq!(size_of::<MedianWindow<32>>(), 32 * 2 + 32 + 4);
     // The budget: a whole AIMD controller with its 32-sample window in 256 bytes, and 88 more
-    // for the growth probe (64, with its drain, low rounds and the end of a latency knee's
-    // long dwell) and the tally of the last cut round (20). The window dominates; configuration, limit, clocks and counters take the
+    // for the growth probe (with its drain, its low rounds and its knee's dwell) and the tally
+    // of the last cut round (20). The window dominates; configuration, limit, clocks and counters take the
     // rest.
     assert!(size_of::<AimdFixedCompact>() <= 256);
     let overhead = size_of::<AimdFixedCompact>() - size_of::<MedianWindow<32>>();

@@ -35,8 +35,8 @@
 //!    slows *every* call in flight for a round trip, and the cut that follows leaves the limit
 //!    a fifth lower for a few more. So below a latency knee the step is a 128th, for at most
 //!    4 s after the cut (then an eighth again): the knee is tried again after 128 rounds or
-//!    4 s, whichever comes first. The rounds bound the cost (about one round in 128 spent
-//!    over the knee); the time bounds how long capacity that came back goes unseen (the
+//!    4 s, whichever comes first. The rounds bound the cost (at most one try in 128 rounds);
+//!    the time bounds how long capacity that came back goes unseen (the
 //!    simulator's `capacity-rise`, 100 ms calls: 128 rounds would be 12.8 s). On a dependency
 //!    shared by several clients the difference is larger still, because each client's tries
 //!    slow all the others: an eighth held `fairness` (10 clients, one capacity of 40) at 61 %
@@ -99,10 +99,9 @@ pub(crate) struct Probe {
     /// The concurrency congestion was last seen at (see `cut_from`): below it the step stays
     /// at one.
     knee: u32,
-    /// Whether the last cut was by latency and seen below the knee.
-    below: bool,
-    /// Rounds since the last cut, saturating.
-    since_cut: u8,
+    /// Rounds since the last cut, if it was by latency and seen below the knee; `u8::MAX`
+    /// (saturated) otherwise.
+    since_below: u8,
     /// For a knee found by latency, the elapsed µs until which the dwell below it is long; 0
     /// for one found by a refusal.
     long_until: u64,
@@ -144,8 +143,7 @@ impl Probe {
             last_limit: 0,
             last_micros: 0,
             knee: 0,
-            below: false,
-            since_cut: 0,
+            since_below: u8::MAX,
             long_until: 0,
             drain_at: DRAIN_EVERY_MICROS,
             drain_saved: 0,
@@ -266,7 +264,7 @@ impl Probe {
                 self.shift += 1;
             }
         }
-        self.since_cut = self.since_cut.saturating_add(1);
+        self.since_below = self.since_below.saturating_add(1);
         self.last_limit = self.round_limit;
         self.last_micros = micros;
         self.start(limit, elapsed);
@@ -301,16 +299,16 @@ impl Probe {
     /// below it too and at most `KNEE_ROUNDS` rounds ago); a first cut by latency below the
     /// knee moves it halfway down to `seen`, rounded up (rule 4 of the module).
     pub(crate) fn cut_from(&mut self, seen: u32, by_latency: bool, elapsed: u64) {
-        let again = self.below && self.since_cut <= KNEE_ROUNDS;
-        let moved = !by_latency || seen >= self.knee || again;
-        self.below = by_latency && seen < self.knee;
+        let again = self.since_below <= KNEE_ROUNDS;
+        let below = by_latency && seen < self.knee;
+        let moved = !below || again;
+        self.since_below = if below { 0 } else { u8::MAX };
         self.knee = if moved {
             seen
         } else {
             // Half the evidence, half the way down (rounded up: a knee one above stays).
             seen + (self.knee - seen).div_ceil(2)
         };
-        self.since_cut = 0;
         self.long_until = if by_latency {
             elapsed.saturating_add(LONG_DWELL_MICROS)
         } else {
