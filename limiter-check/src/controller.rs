@@ -532,7 +532,8 @@ struct Tally {
 /// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
 /// cut's; any other round, or a congestion signal, returns it to one (a held sample counts for
 /// nothing). In the unit
-/// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success.
+/// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success;
+/// no dwell at all after a cut by slow successes while the window spread widely.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
     doublings: u32,
@@ -551,6 +552,9 @@ struct Speed {
     rounds_since_cut: u32,
     /// Whether the last cut was by latency, and when (elapsed µs).
     latency_cut_at: Option<u64>,
+    /// Whether the unit below the knee dwells: not after a latency cut on a widely spread
+    /// window.
+    dwell: bool,
 }
 
 impl Speed {
@@ -564,6 +568,7 @@ impl Speed {
             below: false,
             rounds_since_cut: 0,
             latency_cut_at: None,
+            dwell: true,
         }
     }
 
@@ -586,7 +591,7 @@ impl Speed {
             0
         };
         let mut bits = u64::from(step.to_bits()) * (1u64 << doublings);
-        if limit + 1 == self.knee {
+        if self.dwell && limit + 1 == self.knee {
             // The unit just below the knee: a 128th for 4 s after a latency cut.
             let long = self
                 .latency_cut_at
@@ -729,7 +734,9 @@ impl Model {
         // The knee: the concurrency the congestion was seen at, at most the limit; a latency
         // cut below the knee moves it only right after another one below it.
         let seen = in_flight.min(self.limit.whole());
+        let sure = refused || !self.spread();
         let speed = &mut self.speed;
+        speed.dwell = sure;
         let again = speed.below && speed.rounds_since_cut <= 8;
         let below = !refused && seen < speed.knee;
         if refused || seen >= speed.knee || again {

@@ -6,7 +6,7 @@ use super::arith::{F32, LimitValue, Q32};
 use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
-use super::probe::Probe;
+use super::probe::{CutBy, Probe};
 use super::tally::Tally;
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::config::ConfigError;
@@ -316,9 +316,10 @@ impl AimdConfig {
 ///   then the rule, not the exception), five congested successes among the last eight cut
 ///   instead: with service times of 10 ms plus an exponential tail of 10 ms on average, one
 ///   call in eleven is over twice the median with no queue at all (more against the lowest
-///   recent median), two of four came up every few round trips, and the limit was cut to the floor (the simulator's `heavy-tail`: 39 %
-///   of the oracle's goodput, 78 % with five of eight, and [`AimdFixedCompact`] 68 % → 96 %;
-///   a queue delays every call, so five of eight still comes within a round).
+///   recent median), two of four came up every few round trips, and the limit was cut to the
+///   floor (the simulator's `heavy-tail`: 39 % of the oracle's goodput, 78 % with five of
+///   eight, 89 % with no dwell below the knees such cuts find, and [`AimdFixedCompact`]
+///   68 % → 96 %; a queue delays every call, so five of eight still comes within a round).
 /// - **A hold band**: a success between `growth_tolerance ×` (default 1.25) and `tolerance ×` the
 ///   baseline neither grows nor cuts the limit, so it does not climb into the queueing that the
 ///   next step would cause.
@@ -334,7 +335,8 @@ impl AimdConfig {
 ///   limit per round; anything else returns it to one. In the unit just below the knee the step
 ///   is an eighth, so the knee is tried again only every eight rounds or so; below a knee found
 ///   by latency, a 128th for the first 4 s after the cut (a try there slows every call in
-///   flight, not just one). A quota that
+///   flight, not just one), and no dwell at all where the healthy latencies spread widely (a
+///   cut by latency there is noise as often as a knee). A quota that
 ///   returns from 5 to 50 after a cut at 6 is found in 25 rounds instead of 48; a sharp knee
 ///   costs far less goodput (`slow-no-429`: 99 % of the oracle's, where one step per round and the
 ///   earlier defaults gave 75 %, and an eighth below every knee 89 %). See the
@@ -609,7 +611,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
-            probe.cut_from(knee, !refused, elapsed);
+            let by = if refused {
+                CutBy::Refusal
+            } else if self.window.spreads(self.config.baseline_floor_micros) {
+                CutBy::SpreadLatency
+            } else {
+                CutBy::Latency
+            };
+            probe.cut_from(knee, by, elapsed);
         }
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));

@@ -42,6 +42,12 @@
 //!    slow all the others: an eighth held `fairness` (10 clients, one capacity of 40) at 61 %
 //!    of the oracle's goodput with p95 3.9× its own; the 128th at 82 %, p95 1.6×; a single
 //!    client behind a sharp knee (`hang`, `slow-no-429`) went from 90 % to 99 %.
+//!    There is no dwell at all below a knee found by latency where the healthy latencies
+//!    spread widely (the test of the five-of-eight rule, `MedianWindow::spreads`): there a
+//!    cut by latency is noise as often as a knee, and a dwell after each kept the limit a
+//!    unit or more below a knee that was not there (the simulator's `heavy-tail`, 10 ms plus
+//!    an exponential 10 ms, capacity 8: 78 % of the oracle's goodput with the dwell, 89 %
+//!    without it; with no dwell anywhere, the sharp knees above fall back to 72 %).
 //!
 //! 4. **A knee moves down on evidence.** A cut by latency seen below the knee moves the knee
 //!    only halfway down to it (rounded up, so a knee one above stays), unless the cut before it
@@ -114,6 +120,21 @@ pub(crate) struct Probe {
     /// Successes in a row below the band, and the slowest of them (µs).
     low_run: u32,
     low_max: u32,
+    /// Whether the unit below the knee dwells (rule 3): not after a cut on latency alone
+    /// while the healthy latencies spread widely.
+    dwell: bool,
+}
+
+/// What a cut's signal was, as the knee and the dwell below it (rules 3 and 4) take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CutBy {
+    /// A refusal (a 429, a 503, a timeout): trying the knee again costs one refused call.
+    Refusal,
+    /// Slow successes: past a sharp knee, one call too many slows every call in flight.
+    Latency,
+    /// Slow successes where the healthy latencies spread widely (see
+    /// `MedianWindow::spreads`): noise as often as a knee.
+    SpreadLatency,
 }
 
 /// A drain is due after this long without a success at or below the baseline: 5 s, fixed, not
@@ -150,6 +171,7 @@ impl Probe {
             drain_left: 0,
             low_run: 0,
             low_max: 0,
+            dwell: true,
         }
     }
 
@@ -232,9 +254,10 @@ impl Probe {
     }
 
     /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
-    /// by 7 (a 128th) while a latency knee's long dwell lasts, by 3 (an eighth) otherwise.
+    /// by 7 (a 128th) while a latency knee's long dwell lasts, by 3 (an eighth) otherwise; not
+    /// at all below a knee found on spread latencies.
     pub(crate) const fn slow(&self, limit: u32, elapsed: u64) -> u8 {
-        if limit < self.knee && limit + 1 >= self.knee {
+        if self.dwell && limit < self.knee && limit + 1 >= self.knee {
             if elapsed < self.long_until {
                 LATENCY_SLOW
             } else {
@@ -293,12 +316,15 @@ impl Probe {
         self.start(limit, elapsed);
     }
 
-    /// A cut at `elapsed` whose signal was seen at `seen` calls in flight, `by_latency` (a slow
-    /// success) or by a refusal. The knee becomes `seen` if the cut was by a refusal or at or
-    /// above the knee, or by latency below it right after another such cut (the cut before was
-    /// below it too and at most `KNEE_ROUNDS` rounds ago); a first cut by latency below the
-    /// knee moves it halfway down to `seen`, rounded up (rule 4 of the module).
-    pub(crate) fn cut_from(&mut self, seen: u32, by_latency: bool, elapsed: u64) {
+    /// A cut at `elapsed` whose signal, `by`, was seen at `seen` calls in flight. The knee
+    /// becomes `seen` if the cut was by a refusal or at or above the knee, or by latency below
+    /// it right after another such cut (the cut before was below it too and at most
+    /// `KNEE_ROUNDS` rounds ago); a first cut by latency below the knee moves it halfway down
+    /// to `seen`, rounded up (rule 4 of the module). The unit below the new knee dwells, long
+    /// after a cut by latency, except one where the latencies spread (rule 3).
+    pub(crate) fn cut_from(&mut self, seen: u32, by: CutBy, elapsed: u64) {
+        let by_latency = by != CutBy::Refusal;
+        self.dwell = by != CutBy::SpreadLatency;
         let again = self.since_below <= KNEE_ROUNDS;
         let below = by_latency && seen < self.knee;
         let moved = !below || again;
@@ -366,7 +392,7 @@ mod tests {
     #[test]
     fn below_the_knee_the_step_is_one() {
         let mut probe = Probe::new(5);
-        probe.cut_from(30, false, 0);
+        probe.cut_from(30, CutBy::Refusal, 0);
         let limits = rounds(&mut probe, 20, 15, |_| 100_000);
         // One step per round up to the knee, then doubling once the rounds have shown room.
         assert_eq!(
@@ -379,66 +405,82 @@ mod tests {
     fn the_unit_below_the_knee_grows_by_an_eighth() {
         let mut probe = Probe::new(5);
         assert_eq!(probe.slow(5, 0), 0, "no knee yet");
-        probe.cut_from(10, false, 0);
+        probe.cut_from(10, CutBy::Refusal, 0);
         assert_eq!(
             [probe.slow(8, 0), probe.slow(9, 0), probe.slow(10, 0)],
             [0, 3, 0]
         );
-        probe.cut_from(u32::MAX, false, 0);
+        probe.cut_from(u32::MAX, CutBy::Refusal, 0);
         assert_eq!(probe.slow(u32::MAX - 1, 0), 3);
     }
 
     #[test]
     fn below_a_latency_knee_the_step_is_a_128th_for_four_seconds() {
         let mut probe = Probe::new(5);
-        probe.cut_from(10, true, 1_000_000);
+        probe.cut_from(10, CutBy::Latency, 1_000_000);
         assert_eq!([probe.slow(8, 1_000_000), probe.slow(9, 1_000_000)], [0, 7]);
         assert_eq!(probe.slow(9, 4_999_999), 7);
         assert_eq!(probe.slow(9, 5_000_000), 3, "an eighth after 4 s");
         assert_eq!(probe.slow(10, 1_000_000), 0, "at the knee");
         // A refusal's knee: an eighth at once, and it ends a latency knee's long dwell.
-        probe.cut_from(10, false, 2_000_000);
+        probe.cut_from(10, CutBy::Refusal, 2_000_000);
         assert_eq!(probe.slow(9, 2_000_000), 3);
         // Elapsed time near its end does not overflow.
-        probe.cut_from(10, true, u64::MAX - 1);
+        probe.cut_from(10, CutBy::Latency, u64::MAX - 1);
         assert_eq!(probe.slow(9, u64::MAX - 1), 7);
+    }
+
+    #[test]
+    fn below_a_knee_found_on_spread_latencies_there_is_no_dwell() {
+        let mut probe = Probe::new(5);
+        probe.cut_from(10, CutBy::SpreadLatency, 1_000_000);
+        assert_eq!(probe.knee, 10, "the knee is still set");
+        assert_eq!([probe.slow(9, 1_000_000), probe.slow(9, 9_000_000)], [0, 0]);
+        assert_eq!(probe.shift(9), 0, "below the knee the step stays at one");
+        // The next cut decides again.
+        probe.cut_from(10, CutBy::Latency, 2_000_000);
+        assert_eq!(probe.slow(9, 2_000_000), 7);
+        probe.cut_from(10, CutBy::SpreadLatency, 3_000_000);
+        assert_eq!(probe.slow(9, 3_000_000), 0);
+        probe.cut_from(10, CutBy::Refusal, 4_000_000);
+        assert_eq!(probe.slow(9, 4_000_000), 3);
     }
 
     #[test]
     fn a_latency_cut_below_the_knee_moves_it_only_when_another_follows_within_eight_rounds() {
         let mut probe = Probe::new(4);
-        probe.cut_from(10, true, 0);
+        probe.cut_from(10, CutBy::Latency, 0);
         assert_eq!(probe.knee, 10, "from no knee");
         // A cut by latency seen at 8: the knee goes halfway down (another client's try, or
         // noise)...
-        probe.cut_from(8, true, 0);
+        probe.cut_from(8, CutBy::Latency, 0);
         assert_eq!(probe.knee, 9);
         // ...and a second one within eight rounds moves it.
         for _ in 0..8 {
             probe.count(1, 0); // a round of one sample
         }
-        probe.cut_from(7, true, 0);
+        probe.cut_from(7, CutBy::Latency, 0);
         assert_eq!(probe.knee, 7);
         // Cuts below it that keep coming keep moving it down.
-        probe.cut_from(6, true, 0);
+        probe.cut_from(6, CutBy::Latency, 0);
         assert_eq!(probe.knee, 6);
         // Nine rounds later, a cut below is a first one again: halfway, rounded up.
         for _ in 0..9 {
             probe.count(1, 0);
         }
-        probe.cut_from(5, true, 0);
+        probe.cut_from(5, CutBy::Latency, 0);
         assert_eq!(probe.knee, 6);
         for _ in 0..9 {
             probe.count(1, 0);
         }
-        probe.cut_from(1, true, 0);
+        probe.cut_from(1, CutBy::Latency, 0);
         assert_eq!(probe.knee, 4);
         // A cut at or above the knee sets it, and so does a refusal anywhere.
-        probe.cut_from(12, true, 0);
+        probe.cut_from(12, CutBy::Latency, 0);
         assert_eq!(probe.knee, 12);
-        probe.cut_from(3, false, 0);
+        probe.cut_from(3, CutBy::Refusal, 0);
         assert_eq!(probe.knee, 3);
-        probe.cut_from(2, true, 0);
+        probe.cut_from(2, CutBy::Latency, 0);
         assert_eq!(
             probe.knee, 3,
             "a refusal's knee does not count as a cut below it"
@@ -447,7 +489,7 @@ mod tests {
         for _ in 0..300 {
             probe.count(1, 0);
         }
-        probe.cut_from(1, true, 0);
+        probe.cut_from(1, CutBy::Latency, 0);
         assert_eq!(probe.knee, 2, "a first cut below again: halfway");
     }
 
