@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the ratios of the last `cargo bench -p limiter-bench` run (criterion's estimates)."""
+"""Prints the ratios of the last `cargo bench -p limiter-bench` run (criterion's medians)."""
 import json
 import pathlib
 import sys
@@ -7,9 +7,9 @@ import sys
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
 
 
-def mean(group, name):
+def median(group, name):
     path = root / group / name / "new" / "estimates.json"
-    return json.loads(path.read_text())["mean"]["point_estimate"]
+    return json.loads(path.read_text())["median"]["point_estimate"]
 
 
 rows = [
@@ -25,10 +25,10 @@ rows = [
 ]
 print(f"{'measure':<38} {'ours':>12} {'peer':>12} {'ratio':>7}  target")
 for label, group, ours, peer, target in rows:
-    a, b = mean(group, ours), mean(group, peer)
+    a, b = median(group, ours), median(group, peer)
     unit = "ns" if a < 1e6 else "ms"
     scale = 1 if unit == "ns" else 1e-6
     print(f"{label:<38} {a * scale:>9.1f} {unit} {b * scale:>9.1f} {unit} {a / b:>7.2f}  {target}")
-print(f"{'clock read (TokioClock::now)':<38} {mean('uncontended', 'tokio-clock-now'):>9.1f} ns")
-print(f"{'median window push (32, full)':<38} {mean('window', 'median-window-32-push'):>9.1f} ns")
-print(f"{'AimdF32 on_sample, steady latency':<38} {mean('window', 'aimd-f32-on-sample'):>9.1f} ns")
+print(f"{'clock read (TokioClock::now)':<38} {median('uncontended', 'tokio-clock-now'):>9.1f} ns")
+print(f"{'median window push (32, full)':<38} {median('window', 'median-window-32-push'):>9.1f} ns")
+print(f"{'AimdF32 on_sample, steady latency':<38} {median('window', 'aimd-f32-on-sample'):>9.1f} ns")
