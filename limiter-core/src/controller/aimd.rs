@@ -418,9 +418,9 @@ pub type AimdF32 = Aimd<F32, DEFAULT_WINDOW>;
 pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
 /// cut tally): additive increase stays at one step per round, as classic AIMD, and the code is
-/// about 1,500 bytes smaller on a Cortex-M0 (the gate with it: 5,108 bytes of flash, with
-/// `AimdFixed`: 6,632; `bash scripts/footprint.sh`). The
-/// embassy adapter's default, to keep its limiter within 5 KiB of flash.
+/// about 1,800 bytes smaller on a Cortex-M0 (the gate with it: 5,072 bytes of flash; with
+/// `AimdFixed`, 6,904 when last measured; `bash scripts/footprint.sh`). The embassy adapter's
+/// default, to keep its limiter within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
 
 impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
@@ -514,16 +514,16 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// The latency baseline in microseconds, once known.
     pub fn baseline_micros(&self) -> Option<u32> {
-        let median = self.window.median();
         match self.config.signal {
             LatencySignal::Baseline { memory_micros, .. } if memory_micros > 0 => {
-                self.low_medians.get().or(median)
+                self.low_medians.get().or_else(|| self.window.median())
             }
-            _ => median,
+            _ => self.window.median(),
         }
     }
 
-    fn judge(&self, latency: u64) -> Verdict {
+    /// What a success of `latency` says against `baseline` (the baseline now, once known).
+    fn judge(&self, latency: u64, baseline: Option<u32>) -> Verdict {
         match self.config.signal {
             LatencySignal::Target { micros } if latency > u64::from(micros) => Verdict::Congested {
                 threshold: u64::from(micros),
@@ -537,7 +537,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 if self.window.len() < usize::from(min_samples) {
                     return Verdict::Fast; // no baseline yet: no verdict
                 }
-                let Some(baseline) = self.baseline_micros() else {
+                let Some(baseline) = baseline else {
                     return Verdict::Fast;
                 };
                 let b = u64::from(baseline.max(self.config.baseline_floor_micros));
@@ -642,8 +642,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// Shows a success to the probe: it may put the next drain off, or find a whole round below
     /// the band, whose slowest latency becomes a remembered baseline.
-    fn watch_baseline(&mut self, latency: u64, elapsed: u64) {
-        let (true, Some(baseline)) = (self.remembers(), self.baseline_micros()) else {
+    fn watch_baseline(&mut self, latency: u64, baseline: Option<u32>, elapsed: u64) {
+        let (true, Some(baseline)) = (self.remembers(), baseline) else {
             return;
         };
         let whole = self.limit.whole();
@@ -786,8 +786,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 // steps back cannot keep a stale baseline alive.
                 let mono = Instant::from_micros(elapsed);
                 self.low_medians.rotate(mono);
-                let verdict = self.judge(latency);
-                self.watch_baseline(latency, elapsed);
+                // One read of the baseline for both: nothing between them changes it.
+                let baseline = self.baseline_micros();
+                let verdict = self.judge(latency, baseline);
+                self.watch_baseline(latency, baseline, elapsed);
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
