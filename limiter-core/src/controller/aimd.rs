@@ -3,10 +3,11 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
+use super::knee::{CutBy, Knee};
 use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
-use super::probe::{CutBy, Probe};
+use super::probe::Probe;
 use super::tally::Tally;
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::config::ConfigError;
@@ -340,8 +341,8 @@ impl AimdConfig {
 ///   returns from 5 to 50 after a cut at 6 is found in 25 rounds instead of 48; a sharp knee
 ///   costs far less goodput (`slow-no-429`: 99 % of the oracle's, where one step per round and the
 ///   earlier defaults gave 75 %, and an eighth below every knee 89 %). See the
-///   module `probe` for the reasons. [`AimdFixedCompact`] leaves it out (about 1,500 bytes of
-///   flash on a Cortex-M0).
+///   modules `probe` and `knee` for the reasons. [`AimdFixedCompact`] leaves it out (about
+///   1,800 bytes of flash on a Cortex-M0).
 /// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
 ///   with no success at or below the baseline, the limit is halved for one round, under a new
 ///   epoch, and then restored (reported as [`Change::Decreased`] and [`Change::Increased`]); a
@@ -406,6 +407,9 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32, const PROBES: usize = 
     /// What the last cut round kept, for the depth of the next cut (see [`Tally`]): with the
     /// probe only.
     tally: [Tally; PROBES],
+    /// Where congestion last appeared and the dwell below it (see [`Knee`]): with the probe
+    /// only.
+    knee: [Knee; PROBES],
 }
 
 /// The latency window of [`AimdF32`] and [`AimdFixed`]: 32 samples.
@@ -489,6 +493,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             slow_recent: 0,
             probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
+            knee: [Knee::new(config.bounds.initial); PROBES],
         }
     }
 
@@ -611,6 +616,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
+        }
+        if let Some(at) = self.knee.first_mut() {
             let by = if refused {
                 CutBy::Refusal
             } else if self.window.spreads(self.config.baseline_floor_micros) {
@@ -618,7 +625,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             } else {
                 CutBy::Latency
             };
-            probe.cut_from(knee, by, elapsed);
+            at.cut_from(knee, by, elapsed);
         }
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
@@ -734,12 +741,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         let whole = self.limit.whole();
         let mut step = self.config.step;
-        if let Some(probe) = self.probe.first_mut() {
+        if let (Some(probe), Some(knee)) = (self.probe.first_mut(), self.knee.first_mut()) {
             // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
-            let bits =
-                (u64::from(step.to_bits()) << probe.shift(whole)) >> probe.slow(whole, elapsed);
+            let bits = (u64::from(step.to_bits()) << probe.shift(whole, knee.at()))
+                >> knee.slow(whole, elapsed);
             step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
-            probe.count(whole, elapsed);
+            if knee.count(whole) {
+                probe.round_end(whole, elapsed, knee.at());
+            }
         }
         let grown = self
             .limit
@@ -821,8 +830,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // starts over at one step. A sample in the hold band only does not count: on a noisy
         // dependency a share of healthy samples always lands there.
         let restart = matches!(step, Step::Cut(..));
-        if let (true, Some(probe)) = (restart, self.probe.first_mut()) {
+        if let (true, Some(probe), Some(knee)) =
+            (restart, self.probe.first_mut(), self.knee.first_mut())
+        {
             probe.restart(self.limit.whole(), elapsed);
+            knee.restart(self.limit.whole());
         }
         let change = match step {
             // The factor is a division: not worked out for a round trip already answered,

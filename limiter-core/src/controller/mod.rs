@@ -10,6 +10,7 @@ mod arith;
 mod ewma;
 mod fixed;
 mod gradient;
+mod knee;
 mod level;
 mod probe;
 mod tally;

@@ -87,6 +87,10 @@
 //! 0.98); late-joiner-100: 2.59× to 1.19× (Jain 0.996). Drains cost about 1 % of goodput where
 //! a queue stands on purpose (creep, shallow-knee, slow-link).
 //!
+//! The knee and the dwell below it (rules 1, 3 and 4 read it) are kept in the module `knee`,
+//! which also counts the rounds; this module holds the step's doubling, the drains and the
+//! low rounds.
+//!
 //! All integer; the only wide operation is one 64-bit product pair per round.
 
 /// The state of the step's growth, of the drain and of the low-round rule.
@@ -94,23 +98,12 @@
 pub(crate) struct Probe {
     /// The step is `step << shift`.
     shift: u8,
-    /// Growth samples left in the current round.
-    left: u32,
     /// The limit when the current round started, and the elapsed time then.
     round_limit: u32,
     round_start: u64,
     /// The previous round's limit and duration (µs); a limit of 0: no previous round.
     last_limit: u32,
     last_micros: u32,
-    /// The concurrency congestion was last seen at (see `cut_from`): below it the step stays
-    /// at one.
-    knee: u32,
-    /// Rounds since the last cut, if it was by latency and seen below the knee; `u8::MAX`
-    /// (saturated) otherwise.
-    since_below: u8,
-    /// For a knee found by latency, the elapsed µs until which the dwell below it is long; 0
-    /// for one found by a refusal.
-    long_until: u64,
     /// Elapsed µs from which a drain is due, unless a success confirms the baseline first.
     drain_at: u64,
     /// While draining, the limit to return to; 0 otherwise.
@@ -120,21 +113,6 @@ pub(crate) struct Probe {
     /// Successes in a row below the band, and the slowest of them (µs).
     low_run: u32,
     low_max: u32,
-    /// Whether the unit below the knee dwells (rule 3): not after a cut on latency alone
-    /// while the healthy latencies spread widely.
-    dwell: bool,
-}
-
-/// What a cut's signal was, as the knee and the dwell below it (rules 3 and 4) take it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CutBy {
-    /// A refusal (a 429, a 503, a timeout): trying the knee again costs one refused call.
-    Refusal,
-    /// Slow successes: past a sharp knee, one call too many slows every call in flight.
-    Latency,
-    /// Slow successes where the healthy latencies spread widely (see
-    /// `MedianWindow::spreads`): noise as often as a knee.
-    SpreadLatency,
 }
 
 /// A drain is due after this long without a success at or below the baseline: 5 s, fixed, not
@@ -143,14 +121,6 @@ pub(crate) const DRAIN_EVERY_MICROS: u64 = 5_000_000;
 
 /// The largest step, as a fraction of the limit per round: a quarter.
 const MAX_STEP_SHARE: u32 = 4;
-/// Below a knee found by a refusal the step is shifted down by this much: an eighth.
-const SLOW: u8 = 3;
-/// Below a knee found by latency, for `LONG_DWELL_MICROS` after the cut: a 128th.
-const LATENCY_SLOW: u8 = 7;
-/// How long the dwell below a latency knee is long: 4 s.
-const LONG_DWELL_MICROS: u64 = 4_000_000;
-/// A second cut by latency below the knee within this many rounds of the first moves it.
-const KNEE_ROUNDS: u8 = 8;
 
 impl Probe {
     /// No round yet and no knee known: a controller starting up probes like one whose last
@@ -158,20 +128,15 @@ impl Probe {
     pub(crate) const fn new(limit: u32) -> Self {
         Probe {
             shift: 0,
-            left: if limit == 0 { 1 } else { limit },
             round_limit: limit,
             round_start: 0,
             last_limit: 0,
             last_micros: 0,
-            knee: 0,
-            since_below: u8::MAX,
-            long_until: 0,
             drain_at: DRAIN_EVERY_MICROS,
             drain_saved: 0,
             drain_left: 0,
             low_run: 0,
             low_max: 0,
-            dwell: true,
         }
     }
 
@@ -248,33 +213,16 @@ impl Probe {
         self.drain_at = elapsed.saturating_add(DRAIN_EVERY_MICROS);
     }
 
-    /// How far to shift the configured step for a growth sample at `limit`.
-    pub(crate) const fn shift(&self, limit: u32) -> u8 {
-        if limit >= self.knee { self.shift } else { 0 }
+    /// How far to shift the configured step for a growth sample at `limit`, with the knee at
+    /// `knee` (see [`Knee`](super::knee::Knee)).
+    pub(crate) const fn shift(&self, limit: u32, knee: u32) -> u8 {
+        if limit >= knee { self.shift } else { 0 }
     }
 
-    /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
-    /// by 7 (a 128th) while a latency knee's long dwell lasts, by 3 (an eighth) otherwise; not
-    /// at all below a knee found on spread latencies.
-    pub(crate) const fn slow(&self, limit: u32, elapsed: u64) -> u8 {
-        if self.dwell && limit < self.knee && limit + 1 >= self.knee {
-            if elapsed < self.long_until {
-                LATENCY_SLOW
-            } else {
-                SLOW
-            }
-        } else {
-            0
-        }
-    }
-
-    /// Counts one growth sample at `limit`, completed at `elapsed` µs; at the end of a round,
-    /// doubles the step if the round's rate followed the limit, or returns it to one.
-    pub(crate) fn count(&mut self, limit: u32, elapsed: u64) {
-        self.left = self.left.saturating_sub(1);
-        if self.left > 0 {
-            return;
-        }
+    /// Ends a round (its last growth sample, at `limit`, completed at `elapsed` µs; the knee
+    /// at `knee`, which counts the rounds): doubles the step if the round's rate followed the
+    /// limit, or returns it to one.
+    pub(crate) fn round_end(&mut self, limit: u32, elapsed: u64, knee: u32) {
         let micros = u32::try_from(elapsed.saturating_sub(self.round_start))
             .unwrap_or(u32::MAX)
             .max(1);
@@ -283,11 +231,10 @@ impl Probe {
         if self.last_limit != 0 && self.round_limit > self.last_limit {
             if !self.served(micros) {
                 self.shift = 0;
-            } else if limit >= self.knee && (2u32 << self.shift) <= limit / MAX_STEP_SHARE {
+            } else if limit >= knee && (2u32 << self.shift) <= limit / MAX_STEP_SHARE {
                 self.shift += 1;
             }
         }
-        self.since_below = self.since_below.saturating_add(1);
         self.last_limit = self.round_limit;
         self.last_micros = micros;
         self.start(limit, elapsed);
@@ -305,7 +252,6 @@ impl Probe {
     fn start(&mut self, limit: u32, elapsed: u64) {
         self.round_limit = limit;
         self.round_start = elapsed;
-        self.left = limit.max(1);
     }
 
     /// Back to one step per round, and a new round from `limit` at `elapsed` with no previous
@@ -315,42 +261,18 @@ impl Probe {
         self.last_limit = 0;
         self.start(limit, elapsed);
     }
-
-    /// A cut at `elapsed` whose signal, `by`, was seen at `seen` calls in flight. The knee
-    /// becomes `seen` if the cut was by a refusal or at or above the knee, or by latency below
-    /// it right after another such cut (the cut before was below it too and at most
-    /// `KNEE_ROUNDS` rounds ago); a first cut by latency below the knee moves it halfway down
-    /// to `seen`, rounded up (rule 4 of the module). The unit below the new knee dwells, long
-    /// after a cut by latency, except one where the latencies spread (rule 3).
-    pub(crate) fn cut_from(&mut self, seen: u32, by: CutBy, elapsed: u64) {
-        let by_latency = by != CutBy::Refusal;
-        self.dwell = by != CutBy::SpreadLatency;
-        let again = self.since_below <= KNEE_ROUNDS;
-        let below = by_latency && seen < self.knee;
-        let moved = !below || again;
-        self.since_below = if below { 0 } else { u8::MAX };
-        self.knee = if moved {
-            seen
-        } else {
-            // Half the evidence, half the way down (rounded up: a knee one above stays).
-            seen + (self.knee - seen).div_ceil(2)
-        };
-        self.long_until = if by_latency {
-            elapsed.saturating_add(LONG_DWELL_MICROS)
-        } else {
-            0
-        };
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::knee::{CutBy, Knee};
     use super::*;
 
-    /// Runs `rounds` rounds at a limit growing by `grow(limit, shift)` per round, each taking
-    /// `micros(limit)`; returns the limits at each round's start.
+    /// Runs `n` rounds at a limit growing by `1 << shift` per round, each taking
+    /// `micros(limit)`, counted by `knee`; returns the limits at each round's start.
     fn rounds(
         probe: &mut Probe,
+        knee: &mut Knee,
         mut limit: u32,
         n: usize,
         micros: impl Fn(u32) -> u64,
@@ -358,14 +280,17 @@ mod tests {
         let mut elapsed = 0;
         let mut out = std::vec::Vec::new();
         probe.restart(limit, elapsed);
+        knee.restart(limit);
         for _ in 0..n {
             out.push(limit);
             let round = micros(limit);
-            let step = 1u32 << probe.shift(limit);
+            let step = 1u32 << probe.shift(limit, knee.at());
             for i in 0..limit {
                 elapsed +=
                     round / u64::from(limit) + u64::from(i == 0) * (round % u64::from(limit));
-                probe.count(limit, elapsed);
+                if knee.count(limit) {
+                    probe.round_end(limit, elapsed, knee.at());
+                }
             }
             limit += step;
         }
@@ -375,8 +300,8 @@ mod tests {
     #[test]
     fn a_served_rate_doubles_the_step_up_to_a_quarter_of_the_limit() {
         // Every round takes 100 ms whatever the limit: the rate follows the limit exactly.
-        let mut probe = Probe::new(5);
-        let limits = rounds(&mut probe, 5, 12, |_| 100_000);
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
+        let limits = rounds(&mut probe, &mut knee, 5, 12, |_| 100_000);
         // The first round has no predecessor; a step of 2 needs a limit of 8, 4 needs 16.
         assert_eq!(limits, [5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 23, 27]);
     }
@@ -384,113 +309,22 @@ mod tests {
     #[test]
     fn a_flat_rate_keeps_one_step_per_round() {
         // The rate is capped: a round of `l` samples takes `l` ms.
-        let mut probe = Probe::new(5);
-        let limits = rounds(&mut probe, 5, 6, |l| u64::from(l) * 1_000);
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
+        let limits = rounds(&mut probe, &mut knee, 5, 6, |l| u64::from(l) * 1_000);
         assert_eq!(limits, [5, 6, 7, 8, 9, 10]);
     }
 
     #[test]
     fn below_the_knee_the_step_is_one() {
-        let mut probe = Probe::new(5);
-        probe.cut_from(30, CutBy::Refusal, 0);
-        let limits = rounds(&mut probe, 20, 15, |_| 100_000);
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
+        knee.cut_from(30, CutBy::Refusal, 0);
+        let limits = rounds(&mut probe, &mut knee, 20, 15, |_| 100_000);
         // One step per round up to the knee, then doubling once the rounds have shown room.
         assert_eq!(
             limits,
             [20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 33, 37, 45]
         );
-    }
-
-    #[test]
-    fn the_unit_below_the_knee_grows_by_an_eighth() {
-        let mut probe = Probe::new(5);
-        assert_eq!(probe.slow(5, 0), 0, "no knee yet");
-        probe.cut_from(10, CutBy::Refusal, 0);
-        assert_eq!(
-            [probe.slow(8, 0), probe.slow(9, 0), probe.slow(10, 0)],
-            [0, 3, 0]
-        );
-        probe.cut_from(u32::MAX, CutBy::Refusal, 0);
-        assert_eq!(probe.slow(u32::MAX - 1, 0), 3);
-    }
-
-    #[test]
-    fn below_a_latency_knee_the_step_is_a_128th_for_four_seconds() {
-        let mut probe = Probe::new(5);
-        probe.cut_from(10, CutBy::Latency, 1_000_000);
-        assert_eq!([probe.slow(8, 1_000_000), probe.slow(9, 1_000_000)], [0, 7]);
-        assert_eq!(probe.slow(9, 4_999_999), 7);
-        assert_eq!(probe.slow(9, 5_000_000), 3, "an eighth after 4 s");
-        assert_eq!(probe.slow(10, 1_000_000), 0, "at the knee");
-        // A refusal's knee: an eighth at once, and it ends a latency knee's long dwell.
-        probe.cut_from(10, CutBy::Refusal, 2_000_000);
-        assert_eq!(probe.slow(9, 2_000_000), 3);
-        // Elapsed time near its end does not overflow.
-        probe.cut_from(10, CutBy::Latency, u64::MAX - 1);
-        assert_eq!(probe.slow(9, u64::MAX - 1), 7);
-    }
-
-    #[test]
-    fn below_a_knee_found_on_spread_latencies_there_is_no_dwell() {
-        let mut probe = Probe::new(5);
-        probe.cut_from(10, CutBy::SpreadLatency, 1_000_000);
-        assert_eq!(probe.knee, 10, "the knee is still set");
-        assert_eq!([probe.slow(9, 1_000_000), probe.slow(9, 9_000_000)], [0, 0]);
-        assert_eq!(probe.shift(9), 0, "below the knee the step stays at one");
-        // The next cut decides again.
-        probe.cut_from(10, CutBy::Latency, 2_000_000);
-        assert_eq!(probe.slow(9, 2_000_000), 7);
-        probe.cut_from(10, CutBy::SpreadLatency, 3_000_000);
-        assert_eq!(probe.slow(9, 3_000_000), 0);
-        probe.cut_from(10, CutBy::Refusal, 4_000_000);
-        assert_eq!(probe.slow(9, 4_000_000), 3);
-    }
-
-    #[test]
-    fn a_latency_cut_below_the_knee_moves_it_only_when_another_follows_within_eight_rounds() {
-        let mut probe = Probe::new(4);
-        probe.cut_from(10, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 10, "from no knee");
-        // A cut by latency seen at 8: the knee goes halfway down (another client's try, or
-        // noise)...
-        probe.cut_from(8, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 9);
-        // ...and a second one within eight rounds moves it.
-        for _ in 0..8 {
-            probe.count(1, 0); // a round of one sample
-        }
-        probe.cut_from(7, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 7);
-        // Cuts below it that keep coming keep moving it down.
-        probe.cut_from(6, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 6);
-        // Nine rounds later, a cut below is a first one again: halfway, rounded up.
-        for _ in 0..9 {
-            probe.count(1, 0);
-        }
-        probe.cut_from(5, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 6);
-        for _ in 0..9 {
-            probe.count(1, 0);
-        }
-        probe.cut_from(1, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 4);
-        // A cut at or above the knee sets it, and so does a refusal anywhere.
-        probe.cut_from(12, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 12);
-        probe.cut_from(3, CutBy::Refusal, 0);
-        assert_eq!(probe.knee, 3);
-        probe.cut_from(2, CutBy::Latency, 0);
-        assert_eq!(
-            probe.knee, 3,
-            "a refusal's knee does not count as a cut below it"
-        );
-        // Rounds saturate without overflow.
-        for _ in 0..300 {
-            probe.count(1, 0);
-        }
-        probe.cut_from(1, CutBy::Latency, 0);
-        assert_eq!(probe.knee, 2, "a first cut below again: halfway");
+        assert_eq!(probe.shift(29, knee.at()), 0, "below the knee");
     }
 
     #[test]
@@ -537,19 +371,19 @@ mod tests {
 
     #[test]
     fn a_restart_returns_to_one_step() {
-        let mut probe = Probe::new(8);
-        rounds(&mut probe, 8, 5, |_| 100_000);
-        assert!(probe.shift(20) > 0);
+        let (mut probe, mut knee) = (Probe::new(8), Knee::new(8));
+        rounds(&mut probe, &mut knee, 8, 5, |_| 100_000);
+        assert!(probe.shift(20, 0) > 0);
         probe.restart(20, 1_000_000);
-        assert_eq!(probe.shift(20), 0);
+        assert_eq!(probe.shift(20, 0), 0);
     }
 
     #[test]
     fn durations_past_u32_and_zero_durations_do_not_overflow() {
         let mut probe = Probe::new(1);
-        probe.count(1, u64::MAX);
-        probe.count(1, u64::MAX);
-        probe.count(1, 0);
-        assert_eq!(probe.shift(1), 0); // a quarter of 1 allows no doubling
+        probe.round_end(1, u64::MAX, 0);
+        probe.round_end(1, u64::MAX, 0);
+        probe.round_end(1, 0, 0);
+        assert_eq!(probe.shift(1, 0), 0); // a quarter of 1 allows no doubling
     }
 }

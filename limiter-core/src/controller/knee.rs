@@ -1,0 +1,242 @@
+//! Where congestion last appeared, and how long growth dwells just below it: rules 3 and 4 of
+//! the growth probe (see the module `probe` for the reasons and the measurements).
+//!
+//! - **The knee** is the concurrency the last cut's signal was seen at. A cut by a refusal, or
+//!   one seen at or above the knee, sets it; a first cut by latency seen below it moves it only
+//!   halfway down (rounded up), and a second one within [`KNEE_ROUNDS`] rounds all the way.
+//! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
+//!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
+//!   [`LONG_DWELL_MICROS`] after a cut by latency, and not at all below a knee found by latency
+//!   while the healthy latencies spread widely.
+//!
+//! Rounds are counted here (a round is `limit` growth samples), so that the rule needs nothing
+//! else to run; the probe's rate test runs at the same round ends.
+
+/// What a cut's signal was, as the knee and the dwell below it take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CutBy {
+    /// A refusal (a 429, a 503, a timeout): trying the knee again costs one refused call.
+    Refusal,
+    /// Slow successes: past a sharp knee, one call too many slows every call in flight.
+    Latency,
+    /// Slow successes where the healthy latencies spread widely (see
+    /// `MedianWindow::spreads`): noise as often as a knee.
+    SpreadLatency,
+}
+
+/// Below a knee found by a refusal the step is shifted down by this much: an eighth.
+const SLOW: u8 = 3;
+/// Below a knee found by latency, for `LONG_DWELL_MICROS` after the cut: a 128th.
+const LATENCY_SLOW: u8 = 7;
+/// How long the dwell below a latency knee is long: 4 s.
+const LONG_DWELL_MICROS: u64 = 4_000_000;
+/// A second cut by latency below the knee within this many rounds of the first moves it.
+const KNEE_ROUNDS: u8 = 8;
+
+/// The knee, the dwell below it, and the rounds they are counted in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Knee {
+    /// The concurrency congestion was last seen at (see [`Knee::cut_from`]); 0 before any cut.
+    at: u32,
+    /// Rounds since the last cut, if it was by latency and seen below the knee; `u8::MAX`
+    /// (saturated) otherwise.
+    since_below: u8,
+    /// For a knee found by latency, the elapsed µs until which the dwell below it is long; 0
+    /// for one found by a refusal.
+    long_until: u64,
+    /// Whether the unit below the knee dwells: not after a cut on latency alone while the
+    /// healthy latencies spread widely.
+    dwell: bool,
+    /// Growth samples left in the current round.
+    left: u32,
+}
+
+impl Knee {
+    /// No knee known, and a first round of `limit` growth samples.
+    pub(crate) const fn new(limit: u32) -> Self {
+        Knee {
+            at: 0,
+            since_below: u8::MAX,
+            long_until: 0,
+            dwell: true,
+            left: if limit == 0 { 1 } else { limit },
+        }
+    }
+
+    /// The knee: the concurrency congestion was last seen at, 0 before any cut.
+    pub(crate) const fn at(&self) -> u32 {
+        self.at
+    }
+
+    /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
+    /// by 7 (a 128th) while a latency knee's long dwell lasts, by 3 (an eighth) otherwise; not
+    /// at all below a knee found on spread latencies.
+    pub(crate) const fn slow(&self, limit: u32, elapsed: u64) -> u8 {
+        if self.dwell && limit < self.at && limit + 1 >= self.at {
+            if elapsed < self.long_until {
+                LATENCY_SLOW
+            } else {
+                SLOW
+            }
+        } else {
+            0
+        }
+    }
+
+    /// A cut at `elapsed` whose signal, `by`, was seen at `seen` calls in flight. The knee
+    /// becomes `seen` if the cut was by a refusal or at or above the knee, or by latency below
+    /// it right after another such cut (the cut before was below it too and at most
+    /// `KNEE_ROUNDS` rounds ago); a first cut by latency below the knee moves it halfway down
+    /// to `seen`, rounded up. The unit below the new knee dwells, long after a cut by latency,
+    /// except one where the latencies spread.
+    pub(crate) fn cut_from(&mut self, seen: u32, by: CutBy, elapsed: u64) {
+        let by_latency = by != CutBy::Refusal;
+        self.dwell = by != CutBy::SpreadLatency;
+        let again = self.since_below <= KNEE_ROUNDS;
+        let below = by_latency && seen < self.at;
+        let moved = !below || again;
+        self.since_below = if below { 0 } else { u8::MAX };
+        self.at = if moved {
+            seen
+        } else {
+            // Half the evidence, half the way down (rounded up: a knee one above stays).
+            seen + (self.at - seen).div_ceil(2)
+        };
+        self.long_until = if by_latency {
+            elapsed.saturating_add(LONG_DWELL_MICROS)
+        } else {
+            0
+        };
+    }
+
+    /// Counts one growth sample at `limit`. At the end of a round, returns true and starts the
+    /// next one, of `limit` samples.
+    pub(crate) fn count(&mut self, limit: u32) -> bool {
+        self.left = self.left.saturating_sub(1);
+        if self.left > 0 {
+            return false;
+        }
+        self.since_below = self.since_below.saturating_add(1);
+        self.left = limit.max(1);
+        true
+    }
+
+    /// A new round of `limit` samples, nothing counted: after a sample that did not allow
+    /// growth.
+    pub(crate) fn restart(&mut self, limit: u32) {
+        self.left = limit.max(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts `n` growth samples at a limit of 1: once the round under way has ended, each
+    /// one is a round.
+    fn rounds(knee: &mut Knee, n: usize) {
+        for _ in 0..n {
+            knee.count(1);
+        }
+    }
+
+    #[test]
+    fn a_round_is_limit_growth_samples() {
+        let mut knee = Knee::new(3);
+        assert_eq!(
+            [knee.count(3), knee.count(3), knee.count(5)],
+            [false, false, true]
+        );
+        // The next round has the limit at its start: five samples.
+        assert_eq!((0..5).map(|_| knee.count(9)).filter(|&end| end).count(), 1);
+        knee.restart(2);
+        assert_eq!([knee.count(2), knee.count(2)], [false, true]);
+        let mut zero = Knee::new(0);
+        assert!(zero.count(0), "a limit of 0 still makes rounds of one");
+        assert!(zero.count(0));
+    }
+
+    #[test]
+    fn the_unit_below_the_knee_grows_by_an_eighth() {
+        let mut knee = Knee::new(5);
+        assert_eq!(knee.slow(5, 0), 0, "no knee yet");
+        knee.cut_from(10, CutBy::Refusal, 0);
+        assert_eq!(
+            [knee.slow(8, 0), knee.slow(9, 0), knee.slow(10, 0)],
+            [0, 3, 0]
+        );
+        knee.cut_from(u32::MAX, CutBy::Refusal, 0);
+        assert_eq!(knee.slow(u32::MAX - 1, 0), 3);
+    }
+
+    #[test]
+    fn below_a_latency_knee_the_step_is_a_128th_for_four_seconds() {
+        let mut knee = Knee::new(5);
+        knee.cut_from(10, CutBy::Latency, 1_000_000);
+        assert_eq!([knee.slow(8, 1_000_000), knee.slow(9, 1_000_000)], [0, 7]);
+        assert_eq!(knee.slow(9, 4_999_999), 7);
+        assert_eq!(knee.slow(9, 5_000_000), 3, "an eighth after 4 s");
+        assert_eq!(knee.slow(10, 1_000_000), 0, "at the knee");
+        // A refusal's knee: an eighth at once, and it ends a latency knee's long dwell.
+        knee.cut_from(10, CutBy::Refusal, 2_000_000);
+        assert_eq!(knee.slow(9, 2_000_000), 3);
+        // Elapsed time near its end does not overflow.
+        knee.cut_from(10, CutBy::Latency, u64::MAX - 1);
+        assert_eq!(knee.slow(9, u64::MAX - 1), 7);
+    }
+
+    #[test]
+    fn below_a_knee_found_on_spread_latencies_there_is_no_dwell() {
+        let mut knee = Knee::new(5);
+        knee.cut_from(10, CutBy::SpreadLatency, 1_000_000);
+        assert_eq!(knee.at(), 10, "the knee is still set");
+        assert_eq!([knee.slow(9, 1_000_000), knee.slow(9, 9_000_000)], [0, 0]);
+        // The next cut decides again.
+        knee.cut_from(10, CutBy::Latency, 2_000_000);
+        assert_eq!(knee.slow(9, 2_000_000), 7);
+        knee.cut_from(10, CutBy::SpreadLatency, 3_000_000);
+        assert_eq!(knee.slow(9, 3_000_000), 0);
+        knee.cut_from(10, CutBy::Refusal, 4_000_000);
+        assert_eq!(knee.slow(9, 4_000_000), 3);
+    }
+
+    #[test]
+    fn a_latency_cut_below_the_knee_moves_it_only_when_another_follows_within_eight_rounds() {
+        let mut knee = Knee::new(4);
+        knee.cut_from(10, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 10, "from no knee");
+        // A cut by latency seen at 8: the knee goes halfway down (another client's try, or
+        // noise)...
+        knee.cut_from(8, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 9);
+        // ...and a second one within eight rounds moves it.
+        rounds(&mut knee, 8);
+        knee.cut_from(7, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 7);
+        // Cuts below it that keep coming keep moving it down.
+        knee.cut_from(6, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 6);
+        // Nine rounds later, a cut below is a first one again: halfway, rounded up.
+        rounds(&mut knee, 9);
+        knee.cut_from(5, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 6);
+        rounds(&mut knee, 9);
+        knee.cut_from(1, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 4);
+        // A cut at or above the knee sets it, and so does a refusal anywhere.
+        knee.cut_from(12, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 12);
+        knee.cut_from(3, CutBy::Refusal, 0);
+        assert_eq!(knee.at(), 3);
+        knee.cut_from(2, CutBy::Latency, 0);
+        assert_eq!(
+            knee.at(),
+            3,
+            "a refusal's knee does not count as a cut below it"
+        );
+        // Rounds saturate without overflow.
+        rounds(&mut knee, 300);
+        knee.cut_from(1, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 2, "a first cut below again: halfway");
+    }
+}
