@@ -161,7 +161,10 @@ impl<const N: usize> Queue for InlineQueue<N> {
 
     fn push_back(&mut self, entry: Entry) {
         let slot = self.slot(self.len);
-        self.entries[slot] = entry;
+        // The slot past the end is always vacant, with no waker (`remove` leaves it so):
+        // nothing to drop, and no drop code for it.
+        debug_assert!(matches!(self.entries[slot].state, EntryState::Granted));
+        core::mem::forget(core::mem::replace(&mut self.entries[slot], entry));
         self.len += 1;
     }
 
@@ -170,9 +173,11 @@ impl<const N: usize> Queue for InlineQueue<N> {
         if i == 0 {
             self.head = (self.head + 1) % N;
         } else {
+            // The vacancy `take` left moves up to the end, one swap at a time: no entry is
+            // dropped on the way (an assignment would drop what it overwrites).
             for at in i..self.len - 1 {
                 let (to, from) = (self.slot(at), self.slot(at + 1));
-                self.entries[to] = self.entries[from].take();
+                self.entries.swap(to, from);
             }
         }
         self.len -= 1;
