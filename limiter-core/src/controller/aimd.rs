@@ -594,10 +594,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         let whole = self.limit.whole();
         let mut limit = self.limit.shrink(factor);
-        // The knee is the concurrency congestion was seen at: the limit, or less if the limit
-        // was not in use (a noisy sample at low load says nothing about the limit).
+        // Congestion was seen at the limit, or less if the limit was not in use (a noisy
+        // sample at low load says nothing about the limit): the knee's evidence.
         let in_flight = sample.admission.in_flight;
-        let knee = in_flight.min(whole);
+        let seen = in_flight.min(whole);
         let refused = sample.outcome == Outcome::Overload;
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep.
@@ -617,7 +617,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
         }
-        if let Some(at) = self.knee.first_mut() {
+        if let Some(knee) = self.knee.first_mut() {
             let by = if refused {
                 CutBy::Refusal
             } else if self.window.spreads(self.config.baseline_floor_micros) {
@@ -625,7 +625,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             } else {
                 CutBy::Latency
             };
-            at.cut_from(knee, by, elapsed);
+            knee.cut_from(seen, by, elapsed);
         }
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
