@@ -123,8 +123,9 @@ pub(crate) const DRAIN_EVERY_MICROS: u64 = 5_000_000;
 const MAX_STEP_SHARE: u32 = 4;
 
 impl Probe {
-    /// No round yet and no knee known: a controller starting up probes like one whose last
-    /// congestion was at zero.
+    /// No round compared yet: the first starts at `limit`, at time 0. (With no knee known,
+    /// the [`Knee`](super::knee::Knee) is at zero: a controller starting up probes like one
+    /// whose last congestion was at zero.)
     pub(crate) const fn new(limit: u32) -> Self {
         Probe {
             shift: 0,
@@ -219,9 +220,11 @@ impl Probe {
         if limit >= knee { self.shift } else { 0 }
     }
 
-    /// Ends a round (its last growth sample, at `limit`, completed at `elapsed` µs; the knee
-    /// at `knee`, which counts the rounds): doubles the step if the round's rate followed the
-    /// limit, or returns it to one.
+    /// Ends a round whose last growth sample, at `limit`, completed at `elapsed` µs (the
+    /// [`Knee`](super::knee::Knee) counts the rounds and says when one ends; `knee` is where
+    /// it stands): returns the step to one if the round's rate did not follow the limit, and
+    /// doubles it if it did, the limit is at or above the knee and the doubled step stays
+    /// within a quarter of the limit.
     pub(crate) fn round_end(&mut self, limit: u32, elapsed: u64, knee: u32) {
         let micros = u32::try_from(elapsed.saturating_sub(self.round_start))
             .unwrap_or(u32::MAX)
