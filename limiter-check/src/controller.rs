@@ -156,7 +156,11 @@ fn outcome(byte: u8) -> Outcome {
 }
 
 /// Applies one event to an AIMD controller; returns what it said.
-fn apply<V: LimitValue>(c: &mut Aimd<V, 16>, now: &mut u64, event: Event) -> Option<Change> {
+fn apply<V: LimitValue, const P: usize>(
+    c: &mut Aimd<V, 16, P>,
+    now: &mut u64,
+    event: Event,
+) -> Option<Change> {
     apply_any(c, now, event)
 }
 
@@ -208,9 +212,9 @@ fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
 }
 
 /// Checks one step's invariants: bounds, one cut per round trip, nothing moves on `Ignore`.
-fn check_step<V: LimitValue>(
-    before: &Aimd<V, 16>,
-    after: &Aimd<V, 16>,
+fn check_step<V: LimitValue, const P: usize>(
+    before: &Aimd<V, 16, P>,
+    after: &Aimd<V, 16, P>,
     event: Event,
     change: Option<Change>,
 ) {
@@ -350,21 +354,22 @@ fn decode(data: &[u8]) -> Option<(AimdConfig, Plain, u8, Vec<Event>)> {
     Some((config, plain, input.min_samples, events))
 }
 
-/// Both AIMD variants under an arbitrary configuration and event stream (times that jump or go
+/// The AIMD variants (float, fixed-point, fixed-point compact) under an arbitrary configuration and event stream (times that jump or go
 /// backwards, huge and zero latencies, stale epochs, hints): no panic, the limit stays within
 /// `[min, max]`, only fresh congestion cuts, ignored outcomes move nothing.
 pub fn controller(data: &[u8]) {
     let Some((config, plain, extra, events)) = decode(data) else {
         return;
     };
-    run::<F32>(config, &events);
-    run::<Q32>(config, &events);
+    run::<F32, 1>(config, &events);
+    run::<Q32, 1>(config, &events);
+    run::<Q32, 0>(config, &events);
     run_others(&config, extra, &events);
     against_model(&plain, &events);
 }
 
-fn run<V: LimitValue>(config: AimdConfig, events: &[Event]) {
-    let Ok(mut c) = Aimd::<V, 16>::new(config) else {
+fn run<V: LimitValue, const P: usize>(config: AimdConfig, events: &[Event]) {
+    let Ok(mut c) = Aimd::<V, 16, P>::new(config) else {
         return;
     };
     let mut now = 0;
@@ -527,7 +532,8 @@ struct Tally {
     next_ok: u32,
 }
 
-/// The growth probe's rule, from its documentation: rounds of `limit` growth samples; after a
+/// The growth probe's rule, from its documentation: rounds of `limit` growth samples; with the
+/// probe (`doubles`; not in the compact AIMD, whose step stays one), after a
 /// round that started higher than the last and whose rate rose by at least half as much as the
 /// limit did (relatively) the step doubles, while it stays within a quarter of the limit and the limit is at or above the last
 /// cut's; any other round, or a congestion signal, returns it to one (a held sample counts for
@@ -536,6 +542,9 @@ struct Tally {
 /// no dwell at all after a cut by slow successes while the window spread widely.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
+    /// Whether the step may double (the growth probe): not in the compact AIMD (`PROBES = 0`),
+    /// which keeps the knee and the dwell below it.
+    doubles: bool,
     doublings: u32,
     samples_left: u32,
     /// This round: its limit and its start (elapsed µs).
@@ -558,8 +567,9 @@ struct Speed {
 }
 
 impl Speed {
-    fn new(initial: u32) -> Self {
+    fn new(initial: u32, doubles: bool) -> Self {
         Speed {
+            doubles,
             doublings: 0,
             samples_left: initial.max(1),
             round: (initial, 0),
@@ -612,7 +622,10 @@ impl Speed {
                 let served = 2 * this * d0 >= (l0 + this) * u128::from(took);
                 if !served {
                     self.doublings = 0;
-                } else if limit >= self.knee && 2 * (1u32 << self.doublings) <= limit / 4 {
+                } else if self.doubles
+                    && limit >= self.knee
+                    && 2 * (1u32 << self.doublings) <= limit / 4
+                {
                     self.doublings += 1;
                 }
             }
@@ -760,7 +773,8 @@ impl Model {
             }
         }
         self.limit = limit.clamp_to(self.p.min, self.p.max);
-        self.tally = Some(Tally {
+        // The tally, like the doubling, belongs to the probe.
+        self.tally = self.speed.doubles.then_some(Tally {
             epoch: self.epoch,
             limit: self.limit.whole().max(1),
             round: in_flight,
@@ -854,10 +868,11 @@ impl Model {
     }
 }
 
-/// The fixed-point AIMD against [`Model`], decision by decision, with the baseline's memory off
-/// (the model's bare median is then the whole baseline).
+/// The fixed-point AIMD, with the probe and compact, against [`Model`], decision by decision,
+/// with the baseline's memory off (the model's bare median is then the whole baseline).
 fn against_model(plain: &Plain, events: &[Event]) {
-    drive_against_model(plain, |_, i| events.get(i).copied());
+    drive_against_model::<1>(plain, |_, i| events.get(i).copied());
+    drive_against_model::<0>(plain, |_, i| events.get(i).copied());
 }
 
 /// AIMD against its reference model under the default configuration with memory off, on a stream built
@@ -876,7 +891,7 @@ pub fn controller_rounds(data: &[u8]) {
         AimdConfig::default(),
         "the model's defaults"
     );
-    drive_against_model(&plain, |limit, i| {
+    let round_trips = |limit: u32, i: usize| {
         let &b = bytes.get(i)?;
         let jitter = if wide {
             u16::from(b) * u16::from(b) % 150 // up to 15 ms on a 10 ms base
@@ -899,15 +914,22 @@ pub fn controller_rounds(data: &[u8]) {
             stale: b % 32 == 5,
             outcome,
         })
-    });
+    };
+    drive_against_model::<1>(&plain, round_trips);
+    drive_against_model::<0>(&plain, round_trips);
 }
 
-fn drive_against_model(plain: &Plain, mut next: impl FnMut(u32, usize) -> Option<Event>) {
+/// `Aimd<Q32, 16, P>` (`P = 1`: with the growth probe; `P = 0`: compact) against the model,
+/// fed the events `next` makes from the controller's limit and the event's index.
+fn drive_against_model<const P: usize>(
+    plain: &Plain,
+    mut next: impl FnMut(u32, usize) -> Option<Event>,
+) {
     let mut plain = *plain;
     if let PlainSignal::Baseline { memory_us, .. } = &mut plain.signal {
         *memory_us = 0;
     }
-    let Ok(mut real) = Aimd::<Q32, 16>::new(plain.config()) else {
+    let Ok(mut real) = Aimd::<Q32, 16, P>::new(plain.config()) else {
         return;
     };
     let mut model = Model {
@@ -918,7 +940,7 @@ fn drive_against_model(plain: &Plain, mut next: impl FnMut(u32, usize) -> Option
         last_seen: 0,
         elapsed: 0,
         hold_until: 0,
-        speed: Speed::new(plain.initial),
+        speed: Speed::new(plain.initial, P > 0),
         recent: Vec::new(),
         tally: None,
     };

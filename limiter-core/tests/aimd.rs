@@ -787,7 +787,7 @@ fn rounds_to_reach<C: Controller>(c: &mut C, t: &mut u64, target: u32) -> usize 
 }
 
 #[test]
-fn the_growth_probe_finds_returned_capacity_in_25_rounds_where_one_step_needs_48() {
+fn the_growth_probe_finds_returned_capacity_in_25_rounds_where_one_step_needs_56() {
     // A quota of 5 per window throttles at a limit of 6 (cut to 4); then it returns to 50.
     fn recovery<C: Controller>(mut c: C) -> (usize, u32) {
         let mut t = 0;
@@ -801,14 +801,13 @@ fn the_growth_probe_finds_returned_capacity_in_25_rounds_where_one_step_needs_48
     }
     let config = AimdConfig::default().initial(6);
     let probing = recovery(AimdFixed::new(config).unwrap());
-    let classic = recovery(Aimd::<Q32, 32, 0>::new(config).unwrap());
+    let compact = recovery(Aimd::<Q32, 32, 0>::new(config).unwrap());
     assert_eq!(
-        classic,
-        (48, 50),
-        "a little under one step per round from 4.8"
+        compact,
+        (56, 50),
+        "a little under one step per round from 4.8, eight rounds in the unit below the knee"
     );
-    // An eighth of a step per round in the unit below the knee at 6 (eight rounds), then
-    // doubling steps above it.
+    // The same eight rounds below the knee at 6, then doubling steps above it.
     assert_eq!(probing, (25, 55));
     // The float and fixed-point limits take the same path.
     assert_eq!(recovery(AimdF32::new(config).unwrap()), probing);
@@ -982,4 +981,43 @@ fn the_compact_aimd_never_drains() {
         );
         t += 10 * MS;
     }
+}
+
+/// Growth samples from the first at `from` until the limit reaches `to`, each at 10 ms.
+fn samples_from_to<C: Controller>(c: &mut C, t: &mut u64, from: u32, to: u32) -> u32 {
+    while c.limit() < from {
+        successes(c, t, 1, 10 * MS);
+    }
+    let mut n = 0;
+    while c.limit() < to {
+        successes(c, t, 1, 10 * MS);
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn the_compact_aimd_dwells_below_the_knee_it_found() {
+    let mut aimd = Aimd::<Q32, 32, 0>::new(AimdConfig::default().initial(8)).unwrap();
+    let mut t = 0;
+    // Healthy growth, one step per round: the unit from 8 to 9 takes nine samples (each adds
+    // one over the limit as it stands, 8 and a fraction).
+    assert_eq!(samples_from_to(&mut aimd, &mut t, 8, 9), 9);
+    // A refusal with 12 in flight: the knee is 12, the limit cut to 0.8 of it.
+    while aimd.limit() < 12 {
+        successes(&mut aimd, &mut t, 1, 10 * MS);
+    }
+    let admitted = Admission::new(&aimd, Instant::from_micros(t), 12);
+    let refused = Sample::new(
+        admitted,
+        Instant::from_micros(t + 10 * MS),
+        Outcome::Overload,
+    );
+    assert_eq!(aimd.on_sample(&refused), Change::Decreased);
+    assert_eq!(aimd.limit(), 9);
+    // Up to the unit below the knee as before (11 samples from 10 to 11), then an eighth of a
+    // step per sample: 86 samples from 11 to 12 instead of 12, so the knee is tried again only
+    // every eight rounds.
+    assert_eq!(samples_from_to(&mut aimd, &mut t, 10, 11), 11);
+    assert_eq!(samples_from_to(&mut aimd, &mut t, 11, 12), 86);
 }

@@ -94,8 +94,9 @@ enum Verdict {
 enum Step {
     Hold,
     Grow,
-    /// A cut to `part / whole` of the limit (within `[deepest_cut, backoff]`).
-    Cut(u64, u64),
+    /// A cut to `part / whole` of the limit (within `[deepest_cut, backoff]`), and what its
+    /// signal was.
+    Cut(u64, u64, CutBy),
 }
 
 /// Configuration of an [`Aimd`] controller, validated by [`Aimd::new`].
@@ -330,19 +331,21 @@ impl AimdConfig {
 /// - **Growth only while the limit is used**: a healthy sample grows the limit only if, when it
 ///   was admitted, in-flight was at least `growth_utilisation × limit`. An idle client does not
 ///   drift to its ceiling.
-/// - **A growth probe** (with `PROBES = 1`, the default): above the limit of the last cut (the
-///   knee), and while each round's completion rate rises with the limit (the added concurrency
-///   is served), the step doubles every round of uninterrupted growth, up to a quarter of the
-///   limit per round; anything else returns it to one. In the unit just below the knee the step
-///   is an eighth, so the knee is tried again only every eight rounds or so; below a knee found
-///   by latency, a 128th for the first 4 s after the cut (a try there slows every call in
-///   flight, not just one), and no dwell at all where the healthy latencies spread widely (a
-///   cut by latency there is noise as often as a knee). A quota that
-///   returns from 5 to 50 after a cut at 6 is found in 25 rounds instead of 48; a sharp knee
-///   costs far less goodput (`slow-no-429`: 99 % of the oracle's, where one step per round and the
-///   earlier defaults gave 75 %, and an eighth below every knee 89 %). See the
-///   modules `probe` and `knee` for the reasons. [`AimdFixedCompact`] leaves it out (about
-///   1,800 bytes of flash on a Cortex-M0).
+/// - **A knee, and a dwell below it** (both variants): the knee is the concurrency the last
+///   cut's congestion was seen at. In the unit just below it the step is an eighth, so the knee
+///   is tried again only every eight rounds or so; below a knee found by latency, a 128th for the
+///   first 4 s after the cut (a try there slows every call in flight, not just one), and no
+///   dwell at all where the healthy latencies spread widely (a cut by latency there is noise as
+///   often as a knee). A sharp knee costs far less goodput (`slow-no-429`: 99 % of the oracle's,
+///   where one step per round and the earlier defaults gave 74 %, and an eighth below every
+///   knee 89 %; among ten clients sharing a capacity, `fairness`: 97 % where one step per round
+///   gave 40 %). See the module `knee`.
+/// - **A growth probe** (with `PROBES = 1`, the default): above the knee, and while each round's
+///   completion rate rises with the limit (the added concurrency is served), the step doubles
+///   every round of uninterrupted growth, up to a quarter of the limit per round; anything else
+///   returns it to one. A quota that returns from 5 to 50 after a cut at 6 is found in 25 rounds
+///   instead of 56 (one step per round, with the dwell below the knee). See the module `probe`.
+///   [`AimdFixedCompact`] leaves it out (about 1,500 bytes of flash on a Cortex-M0).
 /// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
 ///   with no success at or below the baseline, the limit is halved for one round, under a new
 ///   epoch, and then restored (reported as [`Change::Decreased`] and [`Change::Increased`]); a
@@ -407,9 +410,8 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32, const PROBES: usize = 
     /// What the last cut round kept, for the depth of the next cut (see [`Tally`]): with the
     /// probe only.
     tally: [Tally; PROBES],
-    /// Where congestion last appeared and the dwell below it (see [`Knee`]): with the probe
-    /// only.
-    knee: [Knee; PROBES],
+    /// Where congestion last appeared and the dwell below it (see [`Knee`]).
+    knee: Knee,
 }
 
 /// The latency window of [`AimdF32`] and [`AimdFixed`]: 32 samples.
@@ -421,10 +423,11 @@ pub type AimdF32 = Aimd<F32, DEFAULT_WINDOW>;
 /// 32-sample window. Other windows: `Aimd<Q32, N>`.
 pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
-/// cut tally): additive increase stays at one step per round, as classic AIMD, and the code is
-/// about 1,800 bytes smaller on a Cortex-M0 (the gate with it: 5,020 bytes of flash; with
-/// `AimdFixed`, 6,904 when last measured; `bash scripts/footprint.sh`). The embassy adapter's
-/// default, to keep its limiter within 5 KiB of flash.
+/// cut tally): additive increase stays at one step per round, as classic AIMD, with the knee
+/// and the dwell below it, and the code is about 1,500 bytes smaller on a Cortex-M0 (the gate
+/// with it: 5,116 bytes of flash; with `AimdFixed`, 6,640; `bash scripts/footprint.sh`, and the
+/// same firmware built with `AimdFixed`). The embassy adapter's default, to keep its limiter
+/// within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
 
 impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
@@ -493,7 +496,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             slow_recent: 0,
             probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
-            knee: [Knee::new(config.bounds.initial); PROBES],
+            knee: Knee::new(config.bounds.initial),
         }
     }
 
@@ -588,7 +591,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         Ratio::from_bits(bits as u32)
     }
 
-    fn cut(&mut self, sample: &Sample, elapsed: u64, factor: Ratio) -> Change {
+    fn cut(&mut self, sample: &Sample, elapsed: u64, factor: Ratio, by: CutBy) -> Change {
         if sample.admission.epoch != self.epoch {
             return Change::Unchanged; // already answered this round trip
         }
@@ -598,7 +601,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         // sample at low load says nothing about the limit): the knee's evidence.
         let in_flight = sample.admission.in_flight;
         let seen = in_flight.min(whole);
-        let refused = sample.outcome == Outcome::Overload;
+        let refused = by == CutBy::Refusal;
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep.
             if let Some(kept) = tally.kept(self.epoch) {
@@ -617,16 +620,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
         }
-        if let Some(knee) = self.knee.first_mut() {
-            let by = if refused {
-                CutBy::Refusal
-            } else if self.window.spreads(self.config.baseline_floor_micros) {
-                CutBy::SpreadLatency
-            } else {
-                CutBy::Latency
-            };
-            knee.cut_from(seen, by, elapsed);
-        }
+        self.knee.cut_from(seen, by, elapsed);
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);
@@ -706,16 +700,18 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         Change::Decreased
     }
 
-    /// Whether the congested successes among the last ones are enough to cut: two of the last
-    /// four, or five of the last eight where the healthy latencies spread widely (the full
-    /// window's upper quartile over 1.5 times its lowest eighth). See the type's documentation.
-    fn confirmed(&self) -> bool {
-        let (recent, needed) = if self.window.spreads(self.config.baseline_floor_micros) {
-            (self.slow_recent, 5)
+    /// Whether the congested successes among the last ones are enough to cut, and if so what
+    /// the cut is by: two of the last four, or five of the last eight where the healthy
+    /// latencies spread widely (the full window's upper quartile over 1.5 times its lowest
+    /// eighth; the knee takes such a cut for noise as often as for congestion). See the type's
+    /// documentation.
+    fn confirmed(&self) -> Option<CutBy> {
+        let (recent, needed, by) = if self.window.spreads(self.config.baseline_floor_micros) {
+            (self.slow_recent, 5, CutBy::SpreadLatency)
         } else {
-            (self.slow_recent & 0b1111, 2)
+            (self.slow_recent & 0b1111, 2, CutBy::Latency)
         };
-        recent.count_ones() >= needed
+        (recent.count_ones() >= needed).then_some(by)
     }
 
     /// The `min_samples` of a [`LatencySignal::Baseline`] (1 otherwise).
@@ -741,13 +737,17 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         let whole = self.limit.whole();
         let mut step = self.config.step;
-        if let (Some(probe), Some(knee)) = (self.probe.first_mut(), self.knee.first_mut()) {
-            // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
-            let bits = (u64::from(step.to_bits()) << probe.shift(whole, knee.at()))
-                >> knee.slow(whole, elapsed);
-            step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
-            if knee.count(whole) {
-                probe.round_end(whole, elapsed, knee.at());
+        let knee = self.knee.at();
+        let shift = self
+            .probe
+            .first()
+            .map_or(0, |probe| probe.shift(whole, knee));
+        // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
+        let bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
+        step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
+        if self.knee.count(whole) {
+            if let Some(probe) = self.probe.first_mut() {
+                probe.round_end(whole, elapsed, knee);
             }
         }
         let grown = self
@@ -788,7 +788,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // overload is a share of 1, which is the backoff.
         let step = match sample.outcome {
             Outcome::Ignore => Step::Hold,
-            Outcome::Overload => Step::Cut(1, 1),
+            Outcome::Overload => Step::Cut(1, 1, CutBy::Refusal),
             Outcome::Success => {
                 let latency = sample.latency_micros();
                 // Remembered medians age on the controller's monotonic time, so a clock that
@@ -818,10 +818,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 // spread dependency); one alone holds (see the type's docs).
                 self.slow_recent = self.slow_recent << 1 | u8::from(congested);
                 match verdict {
-                    Verdict::Congested { threshold } if self.confirmed() => {
-                        Step::Cut(threshold, latency)
-                    }
-                    Verdict::Congested { .. } | Verdict::Elevated => Step::Hold,
+                    Verdict::Congested { threshold } => match self.confirmed() {
+                        Some(by) => Step::Cut(threshold, latency, by),
+                        None => Step::Hold,
+                    },
+                    Verdict::Elevated => Step::Hold,
                     Verdict::Fast => Step::Grow,
                 }
             }
@@ -830,18 +831,18 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // starts over at one step. A sample in the hold band only does not count: on a noisy
         // dependency a share of healthy samples always lands there.
         let restart = matches!(step, Step::Cut(..));
-        if let (true, Some(probe), Some(knee)) =
-            (restart, self.probe.first_mut(), self.knee.first_mut())
-        {
-            probe.restart(self.limit.whole(), elapsed);
-            knee.restart(self.limit.whole());
+        if restart {
+            self.knee.restart(self.limit.whole());
+            if let Some(probe) = self.probe.first_mut() {
+                probe.restart(self.limit.whole(), elapsed);
+            }
         }
         let change = match step {
             // The factor is a division: not worked out for a round trip already answered,
             // which `cut` would ignore.
-            Step::Cut(part, whole) if sample.admission.epoch == self.epoch => {
+            Step::Cut(part, whole, by) if sample.admission.epoch == self.epoch => {
                 let factor = self.latency_cut(part, whole);
-                self.cut(sample, elapsed, factor)
+                self.cut(sample, elapsed, factor, by)
             }
             Step::Cut(..) => Change::Unchanged,
             // A sample that would grow or hold may start or end a drain instead.

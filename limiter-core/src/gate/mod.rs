@@ -422,13 +422,14 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
                 return Poll::Ready(Err(Refused::Held(Instant::from_micros(until))));
             }
             if let Some(t) = *ticket {
-                match s.waiters.get_mut(t).map(|e| &mut e.state) {
-                    Some(EntryState::Granted) => {
-                        s.waiters.remove(t);
+                let at = s.waiters.position(t);
+                match at.map(|at| (at, &mut s.waiters.at_mut(at).state)) {
+                    Some((at, EntryState::Granted)) => {
+                        s.waiters.remove_at(at);
                         *ticket = None;
                         return Poll::Ready(Ok(s.admission()));
                     }
-                    Some(EntryState::Waiting(waker)) => {
+                    Some((_, EntryState::Waiting(waker))) => {
                         if !waker.will_wake(cx.waker()) {
                             stale_waker = Some(core::mem::replace(waker, cx.waker().clone()));
                         }

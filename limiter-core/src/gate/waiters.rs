@@ -308,7 +308,7 @@ impl<S: Queue> Waiters<S> {
     }
 
     /// The logical slot holding `ticket`.
-    fn position(&self, ticket: u64) -> Option<usize> {
+    pub(crate) fn position(&self, ticket: u64) -> Option<usize> {
         let len = self.slots.len();
         if self.slots.scans() {
             return (0..len).find(|&i| self.slots.at(i).ticket == ticket);
@@ -326,19 +326,25 @@ impl<S: Queue> Waiters<S> {
         None
     }
 
-    pub(crate) fn get_mut(&mut self, ticket: u64) -> Option<&mut Entry> {
-        let at = self.position(ticket)?;
-        Some(self.slots.at_mut(at))
+    /// The entry at logical slot `at` (from [`Waiters::position`]).
+    pub(crate) fn at_mut(&mut self, at: usize) -> &mut Entry {
+        self.slots.at_mut(at)
     }
 
     /// Removes the entry for `ticket`, keeping the others in order.
     pub(crate) fn remove(&mut self, ticket: u64) -> Option<Entry> {
         let at = self.position(ticket)?;
+        Some(self.remove_at(at))
+    }
+
+    /// Removes the entry at logical slot `at` (from [`Waiters::position`]), keeping the others
+    /// in order.
+    pub(crate) fn remove_at(&mut self, at: usize) -> Entry {
         let entry = self.slots.remove(at);
         if matches!(entry.state, EntryState::Waiting(_)) {
             self.waiting -= 1;
         }
-        Some(entry)
+        entry
     }
 
     /// The logical slot of the oldest waiting entry, if any waits.
@@ -436,12 +442,13 @@ mod tests {
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(1)));
         assert!(q.grant_next().is_some()); // b
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(3)));
-        assert!(matches!(q.get_mut(b).unwrap().state, EntryState::Granted));
-        assert!(matches!(
-            q.get_mut(d).unwrap().state,
-            EntryState::Waiting(_)
-        ));
-        assert!(q.get_mut(c).is_none());
+        let state = |q: &mut Waiters<S>, t| {
+            let at = q.position(t)?;
+            Some(matches!(q.at_mut(at).state, EntryState::Granted))
+        };
+        assert_eq!(state(&mut q, b), Some(true), "granted");
+        assert_eq!(state(&mut q, d), Some(false), "waiting");
+        assert_eq!(state(&mut q, c), None);
         assert!(q.grant_next().is_some()); // d
         assert!(q.grant_next().is_none());
         assert!(q.remove(d).is_some() && q.remove(b).is_some());

@@ -18,31 +18,29 @@ pub(crate) const fn div_u64(n: u64, d: u64) -> u64 {
     }
 }
 
-/// Long division, one bit per step, in 64-bit shifts, subtractions and comparisons only (plus
-/// one 32-bit division when both operands fit 32 bits). `d` is not zero.
+/// Long division, one bit per step, in 64-bit shifts, subtractions and comparisons only. `d` is
+/// not zero.
+///
+/// One copy, out of line, for every caller, and no 32-bit shortcut: on a Cortex-M0 firmware
+/// (`bash scripts/footprint.sh`) the two cost 180 bytes of flash, and the controllers' hot
+/// division (a growth step, `step · 2^32 / limit`) never fits 32 bits anyway.
+#[inline(never)]
 const fn soft_div(n: u64, d: u64) -> u64 {
     if n < d {
         return 0;
     }
-    if n <= u32::MAX as u64 {
-        // `0 < d <= n` here; `checked_div` only spares the firmware a division-by-zero panic path.
-        return match (n as u32).checked_div(d as u32) {
-            Some(q) => q as u64,
-            None => u64::MAX,
-        };
-    }
     if d > 1 << 63 {
         return 1; // n >= d > 2^63: the quotient is 1
     }
-    // Long division, one bit of `n` at a time from the top, by shifts of one place only (a
-    // shift by a variable amount is a routine call on a Cortex-M0). r < d <= 2^63 at every
-    // step, so r << 1 cannot overflow.
-    let (mut q, mut r, mut rest) = (0u64, 0u64, n);
+    // The remainder and the dividend shift left together, one place per step (a shift by a
+    // variable amount is a routine call on a Cortex-M0), and each quotient bit enters the
+    // dividend's low end as its top bit leaves: after 64 steps the dividend is the quotient.
+    // r < d <= 2^63 at every step, so r << 1 cannot overflow.
+    let (mut r, mut q) = (0u64, n);
     let mut bits = 64;
     while bits > 0 {
         bits -= 1;
-        r = (r << 1) | (rest >> 63);
-        rest <<= 1;
+        r = (r << 1) | (q >> 63);
         q <<= 1;
         if r >= d {
             r -= d;
