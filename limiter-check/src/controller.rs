@@ -653,12 +653,14 @@ impl Model {
     }
 
     /// Whether the healthy window is full (16 samples) and spreads widely: its sample at rank
-    /// 12 (from 0) more than 1.5 times the one at rank 2, or than the baseline floor.
+    /// 12 (from 0) more than 1.5 times the one at rank 2, or than the baseline floor; more than
+    /// 1.25 times once the last cut was by latency on a window that spread.
     fn spread(&self) -> bool {
         let mut sorted = self.window.clone();
         sorted.sort_unstable();
         let low = sorted.get(2).map_or(0, |&low| low.max(self.p.floor_us));
-        sorted.len() == 16 && low + low / 2 < sorted[12]
+        let margin = if self.speed.dwell { low / 2 } else { low / 4 };
+        sorted.len() == 16 && low + margin < sorted[12]
     }
 
     fn median(&self) -> Option<u64> {

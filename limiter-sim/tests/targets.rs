@@ -275,11 +275,12 @@ fn a_sharp_latency_knee_is_tried_rarely_and_capacity_that_returns_is_found() {
 /// Heavy-tailed service times (10 ms plus an exponential 10 ms) put one healthy call in six
 /// over twice the baseline: AIMD needs five slow calls of eight to cut there, and keeps most of
 /// the oracle's goodput instead of being cut to its floor by the tail; the cuts it does make
-/// leave no dwell below the knee they set (78 % with one).
+/// leave no dwell below the knee they set (78 % with one), and once one has found the window
+/// spread the next judge it on a lower bar (89 % without).
 #[test]
 fn a_heavy_tail_is_not_mistaken_for_congestion() {
     let r = rows();
-    for (limiter, least) in [("AIMD", 0.85), ("AIMD compact", 0.9)] {
+    for (limiter, least) in [("AIMD", 0.95), ("AIMD compact", 0.95)] {
         let goodput = metric(r, "heavy-tail", limiter, "goodput_vs_oracle");
         let p95 = metric(r, "heavy-tail", limiter, "p95_vs_oracle");
         assert!(

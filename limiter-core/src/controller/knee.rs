@@ -67,6 +67,12 @@ impl Knee {
         }
     }
 
+    /// Whether the last cut was by latency on a widely spread window: the next judgement of
+    /// the window takes it as spread on a lower bar (see `MedianWindow::spreads`).
+    pub(crate) const fn spread(&self) -> bool {
+        !self.dwell
+    }
+
     /// The knee: the concurrency congestion was last seen at, 0 before any cut.
     pub(crate) const fn at(&self) -> u32 {
         self.at

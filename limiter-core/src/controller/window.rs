@@ -230,11 +230,16 @@ impl<const N: usize> MedianWindow<N> {
 
     /// Whether the window is full and its samples spread widely: the one at rank `3N / 4` (from
     /// 0, the smallest) is more than 1.5 times the one at rank `N / 8`, or than `floor` if
-    /// that is more (below a floor, differences are the clock's resolution). A long upper
-    /// tail usually comes with such a spread.
-    pub(crate) fn spreads(&self, floor: u32) -> bool {
+    /// that is more (below a floor, differences are the clock's resolution); more than 1.25
+    /// times if the caller found it `already` spread. A long upper tail usually comes with such
+    /// a spread; the lower bar for a window already found spread keeps one from being judged
+    /// narrow by the luck of 32 samples (with service times of 10 ms plus an exponential 10 ms,
+    /// and the slow calls the baseline leaves out, the two ranks are about 1.8 apart, and four
+    /// cuts in ten came with a window under 1.5).
+    pub(crate) fn spreads(&self, floor: u32, already: bool) -> bool {
         let low = self.at_rank(N / 8).max(floor);
-        self.is_full() && low.saturating_add(low / 2) < self.at_rank(3 * N / 4)
+        let margin = if already { low / 4 } else { low / 2 };
+        self.is_full() && low.saturating_add(margin) < self.at_rank(3 * N / 4)
     }
 
     /// The smallest sample held.
@@ -429,6 +434,34 @@ mod tests {
         check_against_sorting::<32>(4, 1_000_000);
         check_against_sorting::<33>(5, 3);
         check_against_sorting::<200>(6, u64::MAX);
+    }
+
+    #[test]
+    fn a_window_spreads_past_one_and_a_half_and_stays_spread_past_one_and_a_quarter() {
+        let mut w = MedianWindow::<32>::new();
+        // Ranks 0-7 at 1,000 µs, 8-23 at 1,200, 24-31 at `upper`.
+        let fill = |w: &mut MedianWindow<32>, upper: u64| {
+            for i in 0..32 {
+                w.push(match i {
+                    0..8 => 1_000,
+                    8..24 => 1_200,
+                    _ => upper,
+                });
+            }
+        };
+        fill(&mut w, 1_400);
+        assert_eq!([w.spreads(0, false), w.spreads(0, true)], [false, true]);
+        fill(&mut w, 1_250);
+        assert_eq!([w.spreads(0, false), w.spreads(0, true)], [false, false]);
+        fill(&mut w, 1_501);
+        assert_eq!([w.spreads(0, false), w.spreads(0, true)], [true, true]);
+        // Below the floor, differences do not count.
+        assert!(!w.spreads(1_300, true));
+        // Nor in a window that is not full.
+        w.clear();
+        w.push(1_000);
+        w.push(9_000);
+        assert!(!w.spreads(0, true));
     }
 
     #[test]
