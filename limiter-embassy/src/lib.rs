@@ -193,9 +193,10 @@ impl<R: EmbassyRaw> limiter_core::Pace for Quota<R> {
 /// An adaptive concurrency limiter for embassy firmware: the core's
 /// [`Limiter`](limiter_core::Limiter) with its gate in place, built by [`new`] in a `static`.
 ///
-/// `C` is the controller ([`AimdFixedCompact`] by default: no floating point, and AIMD without
-/// the growth probe, which costs about 1,300 bytes of flash on a Cortex-M0; name
-/// [`AimdFixed`](limiter_core::AimdFixed) to have it), `R` the embassy-sync raw
+/// `C` is the controller ([`AimdFixedCompact`] by default: no floating point, and AIMD with the
+/// knee and the dwell below it but without the growth probe's doubling, drains and cut tally,
+/// which cost about 1,500 bytes of flash on a Cortex-M0; name
+/// [`AimdFixed`](limiter_core::AimdFixed) to have them), `R` the embassy-sync raw
 /// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
 pub type Limiter<C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usize = 8> =
     limiter_core::Limiter<InPlace<EmbassyGate<C, R, Q>>>;
