@@ -12,15 +12,16 @@ import shutil
 import subprocess
 import sys
 muts = {
- 'no-pass-on': ('limiter-core/src/gate.rs', '''            if matches!(entry.state, EntryState::Granted) {
+ 'no-pass-on': ('limiter-core/src/gate/mod.rs', '''            if matches!(entry.state, EntryState::Granted) {
                 s.in_flight = s.in_flight.saturating_sub(1);''', '''            if matches!(entry.state, EntryState::Granted) {'''),
- 'no-grant-on-release': ('limiter-core/src/gate.rs', '''    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
-        self.locked(|s| {''', '''    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
-        M::lock(&self.state, |s| {'''),
- 'no-grant-on-raise': ('limiter-core/src/gate.rs', '''        self.locked(|s| f(&mut s.controller))''', '''        M::lock(&self.state, |s| f(&mut s.controller))'''),
- 'admit-at-limit': ('limiter-core/src/gate.rs', '''        self.in_flight < self.controller.limit()''', '''        self.in_flight <= self.controller.limit()'''),
- 'fast-path-barges': ('limiter-core/src/gate.rs', '''        self.waiters.waiting() == 0 && self.has_room()''', '''        self.has_room()'''),
- 'drop-leaks': ('limiter-core/src/permit.rs', '''            self.gate.complete(self.admission, None);''', '''            let _ = &self.gate;'''),
+ 'no-grant-on-release': ('limiter-core/src/gate/mod.rs', '''    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
+        let seen = self.locked(|s| {''', '''    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
+        let seen = M::lock(&self.state, |s| {'''),
+ 'no-grant-on-raise': ('limiter-core/src/gate/mod.rs', '''        self.locked(|s| f(&mut s.controller))''', '''        M::lock(&self.state, |s| f(&mut s.controller))'''),
+ 'first-grant-keeps-the-rest': ('limiter-core/src/gate/mod.rs', '''        (Some(waker), self.has_room())''', '''        (Some(waker), false)'''),
+ 'admit-at-limit': ('limiter-core/src/gate/mod.rs', '''        self.in_flight < self.controller.limit()''', '''        self.in_flight <= self.controller.limit()'''),
+ 'fast-path-barges': ('limiter-core/src/gate/mod.rs', '''        self.waiters.waiting() == 0 && self.has_room()''', '''        self.has_room()'''),
+ 'drop-leaks': ('limiter-core/src/gate/permit.rs', '''            self.gate.complete(self.admission, None);''', '''            let _ = &self.gate;'''),
 }
 
 

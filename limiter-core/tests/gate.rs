@@ -607,3 +607,75 @@ fn a_waker_that_panics_does_not_leave_the_next_granted_waiter_asleep() {
     drop((first, held));
     assert_eq!(gate.snapshot().in_flight, 0);
 }
+
+std::thread_local! {
+    static LOCKS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// [`NoopRawMutex`], counting how often the gate takes its lock (on this thread).
+struct CountingRawMutex;
+
+impl limiter_core::RawMutex for CountingRawMutex {
+    type Mutex<T> = RefCell<T>;
+    type Word = core::cell::Cell<u64>;
+
+    fn new<T>(value: T) -> RefCell<T> {
+        NoopRawMutex::new(value)
+    }
+
+    fn lock<T, R>(mutex: &RefCell<T>, f: impl FnOnce(&mut T) -> R) -> R {
+        LOCKS.with(|n| n.set(n.get() + 1));
+        NoopRawMutex::lock(mutex, f)
+    }
+
+    fn new_word(value: u64) -> core::cell::Cell<u64> {
+        NoopRawMutex::new_word(value)
+    }
+
+    fn load(word: &core::cell::Cell<u64>) -> u64 {
+        NoopRawMutex::load(word)
+    }
+
+    fn raise(word: &core::cell::Cell<u64>, value: u64) {
+        NoopRawMutex::raise(word, value);
+    }
+
+    fn clear(word: &core::cell::Cell<u64>, expected: u64) {
+        NoopRawMutex::clear(word, expected);
+    }
+}
+
+fn locks_taken(f: impl FnOnce()) -> usize {
+    let before = LOCKS.with(core::cell::Cell::get);
+    f();
+    LOCKS.with(core::cell::Cell::get) - before
+}
+
+#[test]
+fn a_release_grants_the_next_waiter_under_its_own_lock() {
+    let clock = ManualClock::new();
+    let gate: Gate<CountingRawMutex, Fixed, _, InlineQueue<8>> =
+        Gate::new(Fixed::new(1).unwrap(), &clock);
+    let held = gate.try_acquire().unwrap();
+    let mut first = Task::new(gate.acquire());
+    let mut second = Task::new(gate.acquire());
+    assert!(first.poll().is_pending() && second.poll().is_pending());
+    // The handoff: one lock for the release and the grant, none for a grant pass.
+    assert_eq!(locks_taken(|| held.success()), 1);
+    assert_eq!((first.woken(), second.woken()), (1, 0));
+    let permit = ready(&mut first);
+    // With nobody left waiting, a release is one lock too.
+    let mut permit = Some(permit);
+    assert_eq!(locks_taken(|| permit.take().unwrap().success()), 1);
+    assert_eq!(second.woken(), 1);
+    // Room for more than one waiter (a raised limit): the first under the operation's lock,
+    // the rest in the grant pass.
+    let mut third = Task::new(gate.acquire());
+    let mut fourth = Task::new(gate.acquire());
+    assert!(third.poll().is_pending() && fourth.poll().is_pending());
+    let taken = locks_taken(|| gate.with_controller(|c| c.set_limit(3)).unwrap());
+    assert_eq!(taken, 2);
+    assert_eq!((third.woken(), fourth.woken()), (1, 1));
+    drop((ready(&mut second), ready(&mut third), ready(&mut fourth)));
+    assert_eq!(gate.snapshot().in_flight, 0);
+}
