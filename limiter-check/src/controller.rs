@@ -797,12 +797,22 @@ impl Model {
             Outcome::Ignore => Change::Unchanged,
             Outcome::Overload => {
                 self.speed.start_over(self.limit.whole(), elapsed);
+                // With the probe, a refusal that came as late as a congested success is cut as
+                // deep as one would be.
+                let latency = s
+                    .completed_at
+                    .as_micros()
+                    .saturating_sub(s.admission.at.as_micros());
+                let factor = match self.judge(latency) {
+                    (2, threshold) if self.speed.doubles => self.latency_factor(threshold, latency),
+                    _ => self.p.backoff,
+                };
                 self.cut(
                     s.admission.epoch.0,
                     s.admission.in_flight,
                     true,
                     elapsed,
-                    self.p.backoff,
+                    factor,
                 )
             }
             Outcome::Success => {

@@ -5,8 +5,8 @@
 use core::time::Duration;
 
 use limiter_core::{
-    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, Change, ConfigError, Controller, F32, Instant,
-    LatencySignal, LimitValue, Outcome, Q32, Ratio, Sample,
+    Admission, Aimd, AimdConfig, AimdF32, AimdFixed, AimdFixedCompact, Change, ConfigError,
+    Controller, F32, Instant, LatencySignal, LimitValue, Outcome, Q32, Ratio, Sample,
 };
 
 const MS: u64 = 1_000;
@@ -251,7 +251,8 @@ fn one_cut_per_round_trip() {
     let round: Vec<Admission> = (1..=8).map(|n| Admission::new(&aimd, at, n)).collect();
     let mut changes = Vec::new();
     for a in round {
-        let s = Sample::new(a, Instant::from_millis(30), Outcome::Overload);
+        // Quick refusals (under the 20 ms target): each cut is the backoff's.
+        let s = Sample::new(a, Instant::from_millis(10), Outcome::Overload);
         changes.push(aimd.on_sample(&s));
     }
     assert_eq!(changes[0], Change::Decreased);
@@ -260,7 +261,7 @@ fn one_cut_per_round_trip() {
     // A request admitted after the cut is a new round trip: it may cut again, and as the round
     // before kept none of its 8 calls, this cut goes to the floor.
     assert_eq!(
-        complete(&mut aimd, 40 * MS, 30 * MS, Outcome::Overload),
+        complete(&mut aimd, 40 * MS, 10 * MS, Outcome::Overload),
         Change::Decreased
     );
     assert_eq!(aimd.limit(), 2);
@@ -706,7 +707,9 @@ fn float_and_fixed_agree_within_one_unit_on_the_same_sequence() {
 #[test]
 fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
     // A 10 ms target: 11 ms is barely over (the backoff, 0.8); 40 ms is 4x over (1/4, held at
-    // the deepest cut, 0.5); an explicit overload always uses the backoff.
+    // the deepest cut, 0.5). A refusal is sized the same way by how late it came (a timeout
+    // 4x over the threshold cuts to 0.5), except in the compact AIMD; a quick one uses the
+    // backoff.
     let config = AimdConfig::default()
         .initial(20)
         .bounds(1, 64)
@@ -723,7 +726,24 @@ fn latency_far_over_the_threshold_cuts_deeper_within_the_deepest_cut() {
     assert_eq!(cut_by(11 * MS, Outcome::Success, config), 0.8);
     assert_eq!(cut_by(16 * MS, Outcome::Success, config), 0.6); // 10/16 = 0.625 -> 12.5
     assert_eq!(cut_by(40 * MS, Outcome::Success, config), 0.5);
-    assert_eq!(cut_by(40 * MS, Outcome::Overload, config), 0.8);
+    assert_eq!(cut_by(40 * MS, Outcome::Overload, config), 0.5);
+    assert_eq!(cut_by(16 * MS, Outcome::Overload, config), 0.6);
+    assert_eq!(
+        cut_by(10 * MS, Outcome::Overload, config),
+        0.8,
+        "at the target"
+    );
+    assert_eq!(cut_by(MS, Outcome::Overload, config), 0.8);
+    let mut compact = AimdFixedCompact::new(config).unwrap();
+    assert_eq!(
+        complete(&mut compact, 0, 40 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(
+        compact.stats().limit,
+        16,
+        "the compact AIMD cuts by the backoff"
+    );
     let plain = config.deepest_cut(Ratio::from_fraction(9, 10).unwrap());
     assert_eq!(
         cut_by(40 * MS, Outcome::Success, plain),
