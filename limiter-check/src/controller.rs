@@ -734,12 +734,15 @@ impl Model {
     }
 
     /// A cut of a request admitted under `epoch` with `in_flight` in flight (`refused`: an
-    /// overload).
+    /// overload; `late`: one that came as late as a congested success, which the knee takes as
+    /// a latency cut on a window that does not spread).
+    #[allow(clippy::too_many_arguments)]
     fn cut(
         &mut self,
         epoch: u32,
         in_flight: u32,
         refused: bool,
+        late: bool,
         elapsed: u64,
         factor: Ratio,
     ) -> Change {
@@ -749,12 +752,13 @@ impl Model {
         // The knee: the concurrency the congestion was seen at, at most the limit; a latency
         // cut below the knee moves it only right after another one below it.
         let seen = in_flight.min(self.limit.whole());
+        let quick = refused && !late;
         let sure = refused || !self.spread();
         let speed = &mut self.speed;
         speed.dwell = sure;
         let again = speed.below && speed.rounds_since_cut <= 8;
-        let below = !refused && seen < speed.knee;
-        if refused || seen >= speed.knee || again {
+        let below = !quick && seen < speed.knee;
+        if quick || seen >= speed.knee || again {
             speed.knee = seen;
         } else {
             // A first latency cut below the knee: halfway down, rounded up.
@@ -762,7 +766,7 @@ impl Model {
         }
         speed.below = below;
         speed.rounds_since_cut = 0;
-        self.speed.latency_cut_at = (!refused).then_some(elapsed);
+        self.speed.latency_cut_at = (!quick).then_some(elapsed);
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
         // at least down to what that round kept.
@@ -803,14 +807,16 @@ impl Model {
                     .completed_at
                     .as_micros()
                     .saturating_sub(s.admission.at.as_micros());
-                let factor = match self.judge(latency) {
-                    (2, threshold) if self.speed.doubles => self.latency_factor(threshold, latency),
-                    _ => self.p.backoff,
+                let late = match self.judge(latency) {
+                    (2, threshold) if self.speed.doubles => Some(threshold),
+                    _ => None,
                 };
+                let factor = late.map_or(self.p.backoff, |t| self.latency_factor(t, latency));
                 self.cut(
                     s.admission.epoch.0,
                     s.admission.in_flight,
                     true,
+                    late.is_some(),
                     elapsed,
                     factor,
                 )
@@ -849,7 +855,7 @@ impl Model {
                         self.speed.start_over(self.limit.whole(), elapsed);
                         let factor = self.latency_factor(threshold, latency);
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
-                        self.cut(epoch, in_flight, false, elapsed, factor)
+                        self.cut(epoch, in_flight, false, false, elapsed, factor)
                     }
                     1 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,

@@ -1041,3 +1041,33 @@ fn the_compact_aimd_dwells_below_the_knee_it_found() {
     assert_eq!(samples_from_to(&mut aimd, &mut t, 10, 11), 11);
     assert_eq!(samples_from_to(&mut aimd, &mut t, 11, 12), 86);
 }
+
+/// From a limit of 12 on a 10 ms dependency, one refusal with 12 in flight that arrived after
+/// `latency`; then the growth samples from 11 to 12 (the unit below the knee).
+fn dwell_after_refusal(latency: u64) -> (u32, u32) {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(12)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 10, 10 * MS);
+    assert_eq!(aimd.limit(), 12);
+    let admitted = Admission::new(&aimd, Instant::from_micros(t), 12);
+    let refused = Sample::new(
+        admitted,
+        Instant::from_micros(t + latency),
+        Outcome::Overload,
+    );
+    assert_eq!(aimd.on_sample(&refused), Change::Decreased);
+    let cut_to = aimd.limit();
+    t += latency;
+    (cut_to, samples_from_to(&mut aimd, &mut t, 11, 12))
+}
+
+#[test]
+fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
+    // A quick refusal (10 ms, the baseline; the threshold is 20 ms): the backoff (12.8 × 0.8),
+    // and an eighth of a step in the unit below its knee.
+    assert_eq!(dwell_after_refusal(10 * MS), (10, 92));
+    // A timeout 25 times the threshold (500 ms): the deepest cut, half, and the long dwell of
+    // a latency knee: a 128th of a step for 4 s (400 samples, about a third of the unit),
+    // then an eighth.
+    assert_eq!(dwell_after_refusal(500 * MS), (6, 427));
+}

@@ -4,6 +4,8 @@
 //! - **The knee** is the concurrency the last cut's signal was seen at. A cut by a refusal, or
 //!   one seen at or above the knee, sets it; a first cut by latency seen below it moves it only
 //!   halfway down (rounded up), and a second one within [`KNEE_ROUNDS`] rounds all the way.
+//!   A refusal that came as late as a congested success (a timeout) counts as a cut by latency
+//!   here: what a try of its knee costs is the time the call is held, not the refusal.
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency, and not at all below a knee found by latency
@@ -19,8 +21,14 @@
 /// What a cut's signal was, as the knee and the dwell below it take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CutBy {
-    /// A refusal (a 429, a 503, a timeout): trying the knee again costs one refused call.
+    /// A quick refusal (a 429, a 503, a timeout sooner than the latency threshold): trying
+    /// the knee again costs one refused call.
     Refusal,
+    /// A refusal that came as late as a congested success (a client timeout, a slow 504):
+    /// trying that knee again costs a call held for as long, so the knee takes it as a cut by
+    /// latency (its long dwell, and a knee that moves down only on evidence); the tally still
+    /// counts it as refused.
+    LateRefusal,
     /// Slow successes: past a sharp knee, one call too many slows every call in flight.
     Latency,
     /// Slow successes where the healthy latencies spread widely (see

@@ -30,7 +30,7 @@
 //! 3. **A dwell below the knee, as long as a try there costs.** In the one unit of limit just
 //!    below the knee, the step is an eighth: about eight rounds at the highest level known to be
 //!    uncongested before the knee is tried again (CUBIC's plateau near `W_max`). That is for a
-//!    knee found by a refusal (a 429, a 503, a timeout): trying it again costs one refused
+//!    knee found by a quick refusal (a 429, a 503): trying it again costs one refused
 //!    call. A knee found by latency costs far more to try: past a sharp one, one call too many
 //!    slows *every* call in flight for a round trip, and the cut that follows leaves the limit
 //!    a fifth lower for a few more. So below a latency knee the step is a 128th, for at most
