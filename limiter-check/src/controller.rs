@@ -552,8 +552,9 @@ struct Speed {
     /// The last whole round: its limit and duration (µs, within `[1, u32::MAX]`).
     last: Option<(u32, u64)>,
     /// The concurrency congestion was last seen at: set by a refusal's cut, or a latency cut
-    /// at or above it; a latency cut below it moves it all the way if the last cut was below
-    /// it too, at most eight rounds before, and halfway (rounded up) otherwise.
+    /// at or above it; a latency cut below it moves it to its level if the last cut was below
+    /// it too, at most eight rounds before (to one above its level with the probe if four or
+    /// more), and halfway (rounded up) otherwise.
     knee: u32,
     /// The last cut was by latency and below the knee.
     below: bool,
@@ -758,7 +759,11 @@ impl Model {
         speed.dwell = sure;
         let again = speed.below && speed.rounds_since_cut <= 8;
         let below = !quick && seen < speed.knee;
-        if quick || seen >= speed.knee || again {
+        if below && again && speed.doubles && speed.rounds_since_cut >= 4 {
+            // A second latency cut below the knee four rounds or more after the first: one above
+            // the level it was seen at (with the probe; otherwise at that level).
+            speed.knee = seen + 1;
+        } else if quick || seen >= speed.knee || again {
             speed.knee = seen;
         } else {
             // A first latency cut below the knee: halfway down, rounded up.

@@ -444,7 +444,7 @@ pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
 /// cut tally): additive increase stays at one step per round, as classic AIMD, with the knee
 /// and the dwell below it, and the code is about 1,500 bytes smaller on a Cortex-M0 (the gate
-/// with it: 5,108 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
+/// with it: 5,096 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
 /// and the same firmware built with `AimdFixed`). The embassy adapter's default, to keep its
 /// limiter within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
@@ -651,7 +651,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
         }
-        self.knee.cut_from(seen, by, elapsed);
+        // With the probe, a second cut below the knee lifts it one above its level (see `knee`).
+        if PROBES > 0 {
+            self.knee.cut_from::<true>(seen, by, elapsed);
+        } else {
+            self.knee.cut_from::<false>(seen, by, elapsed);
+        }
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);

@@ -3,7 +3,13 @@
 //!
 //! - **The knee** is the concurrency the last cut's signal was seen at. A cut by a refusal, or
 //!   one seen at or above the knee, sets it; a first cut by latency seen below it moves it only
-//!   halfway down (rounded up), and a second one within [`KNEE_ROUNDS`] rounds all the way.
+//!   halfway down (rounded up), and a second one within [`KNEE_ROUNDS`] rounds all the way:
+//!   to the level it was seen at if it came within [`KEPT_ROUNDS`] rounds of the first (the
+//!   level itself congests: a capacity that fell), and, with the growth probe, to one above it
+//!   if it came later (the limit held the level for that long before congestion came back:
+//!   another client's try), so the dwell is at that level rather than a unit below it. The
+//!   compact AIMD, whose timeouts cut by the backoff and set quick knees, lost by the lift
+//!   (`shared-100-linear` 42 → 30 %) and sets the level.
 //!   A refusal that came as late as a congested success (a timeout) counts as a cut by latency
 //!   here: what a try of its knee costs is the time the call is held, not the refusal.
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
@@ -44,6 +50,9 @@ const LATENCY_SLOW: u8 = 7;
 const LONG_DWELL_MICROS: u64 = 4_000_000;
 /// A second cut by latency below the knee within this many rounds of the first moves it.
 const KNEE_ROUNDS: u8 = 8;
+/// A second cut below the knee at least this many rounds after the first lifts the knee one
+/// above its level (with the probe): the level was held that long before congestion came back.
+const KEPT_ROUNDS: u8 = 4;
 
 /// The knee, the dwell below it, and the rounds they are counted in.
 #[derive(Clone, Copy, Debug)]
@@ -104,17 +113,22 @@ impl Knee {
     /// A cut at `elapsed` whose signal, `by`, was seen at `seen` calls in flight. The knee
     /// becomes `seen` if the cut was by a refusal or at or above the knee, or by latency below
     /// it right after another such cut (the cut before was below it too and at most
-    /// `KNEE_ROUNDS` rounds ago); a first cut by latency below the knee moves it halfway down
-    /// to `seen`, rounded up. The unit below the new knee dwells, long after a cut by latency,
+    /// `KNEE_ROUNDS` rounds ago) — `seen + 1` with `LIFT` if that cut was `KEPT_ROUNDS` rounds
+    /// ago or more; a first cut by latency below the knee moves it halfway down to `seen`,
+    /// rounded up. The unit below the new knee dwells, long after a cut by latency,
     /// except one where the latencies spread.
-    pub(crate) fn cut_from(&mut self, seen: u32, by: CutBy, elapsed: u64) {
+    pub(crate) fn cut_from<const LIFT: bool>(&mut self, seen: u32, by: CutBy, elapsed: u64) {
         let by_latency = by != CutBy::Refusal;
         self.dwell = by != CutBy::SpreadLatency;
         let again = self.since_below <= KNEE_ROUNDS;
+        let kept = self.since_below >= KEPT_ROUNDS;
         let below = by_latency && seen < self.at;
         let moved = !below || again;
         self.since_below = if below { 0 } else { u8::MAX };
-        self.at = if moved {
+        self.at = if moved && below && LIFT && kept {
+            // Congestion came while the limit held `seen`: a level it kept, not one it tried.
+            seen.saturating_add(1)
+        } else if moved {
             seen
         } else {
             // Half the evidence, half the way down (rounded up: a knee one above stays).
@@ -178,75 +192,86 @@ mod tests {
     fn the_unit_below_the_knee_grows_by_an_eighth() {
         let mut knee = Knee::new(5);
         assert_eq!(knee.slow(5, 0), 0, "no knee yet");
-        knee.cut_from(10, CutBy::Refusal, 0);
+        knee.cut_from::<true>(10, CutBy::Refusal, 0);
         assert_eq!(
             [knee.slow(8, 0), knee.slow(9, 0), knee.slow(10, 0)],
             [0, 3, 0]
         );
-        knee.cut_from(u32::MAX, CutBy::Refusal, 0);
+        knee.cut_from::<true>(u32::MAX, CutBy::Refusal, 0);
         assert_eq!(knee.slow(u32::MAX - 1, 0), 3);
     }
 
     #[test]
     fn below_a_latency_knee_the_step_is_a_128th_for_four_seconds() {
         let mut knee = Knee::new(5);
-        knee.cut_from(10, CutBy::Latency, 1_000_000);
+        knee.cut_from::<true>(10, CutBy::Latency, 1_000_000);
         assert_eq!([knee.slow(8, 1_000_000), knee.slow(9, 1_000_000)], [0, 7]);
         assert_eq!(knee.slow(9, 4_999_999), 7);
         assert_eq!(knee.slow(9, 5_000_000), 3, "an eighth after 4 s");
         assert_eq!(knee.slow(10, 1_000_000), 0, "at the knee");
         // A refusal's knee: an eighth at once, and it ends a latency knee's long dwell.
-        knee.cut_from(10, CutBy::Refusal, 2_000_000);
+        knee.cut_from::<true>(10, CutBy::Refusal, 2_000_000);
         assert_eq!(knee.slow(9, 2_000_000), 3);
         // Elapsed time near its end does not overflow.
-        knee.cut_from(10, CutBy::Latency, u64::MAX - 1);
+        knee.cut_from::<true>(10, CutBy::Latency, u64::MAX - 1);
         assert_eq!(knee.slow(9, u64::MAX - 1), 7);
     }
 
     #[test]
     fn below_a_knee_found_on_spread_latencies_there_is_no_dwell() {
         let mut knee = Knee::new(5);
-        knee.cut_from(10, CutBy::SpreadLatency, 1_000_000);
+        knee.cut_from::<true>(10, CutBy::SpreadLatency, 1_000_000);
         assert_eq!(knee.at(), 10, "the knee is still set");
         assert_eq!([knee.slow(9, 1_000_000), knee.slow(9, 9_000_000)], [0, 0]);
         // The next cut decides again.
-        knee.cut_from(10, CutBy::Latency, 2_000_000);
+        knee.cut_from::<true>(10, CutBy::Latency, 2_000_000);
         assert_eq!(knee.slow(9, 2_000_000), 7);
-        knee.cut_from(10, CutBy::SpreadLatency, 3_000_000);
+        knee.cut_from::<true>(10, CutBy::SpreadLatency, 3_000_000);
         assert_eq!(knee.slow(9, 3_000_000), 0);
-        knee.cut_from(10, CutBy::Refusal, 4_000_000);
+        knee.cut_from::<true>(10, CutBy::Refusal, 4_000_000);
         assert_eq!(knee.slow(9, 4_000_000), 3);
     }
 
     #[test]
     fn a_latency_cut_below_the_knee_moves_it_only_when_another_follows_within_eight_rounds() {
         let mut knee = Knee::new(4);
-        knee.cut_from(10, CutBy::Latency, 0);
+        knee.cut_from::<true>(10, CutBy::Latency, 0);
         assert_eq!(knee.at(), 10, "from no knee");
         // A cut by latency seen at 8: the knee goes halfway down (another client's try, or
         // noise)...
-        knee.cut_from(8, CutBy::Latency, 0);
+        knee.cut_from::<true>(8, CutBy::Latency, 0);
         assert_eq!(knee.at(), 9);
-        // ...and a second one within eight rounds moves it.
+        // ...and a second one within eight rounds moves it: eight rounds on, to one above the
+        // level it was seen at (held there until the congestion came back)...
         rounds(&mut knee, 8);
-        knee.cut_from(7, CutBy::Latency, 0);
-        assert_eq!(knee.at(), 7);
-        // Cuts below it that keep coming keep moving it down.
-        knee.cut_from(6, CutBy::Latency, 0);
+        let mut compact = knee;
+        knee.cut_from::<true>(7, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 8);
+        // (without the lift, the compact AIMD's, to the level itself)
+        compact.cut_from::<false>(7, CutBy::Latency, 0);
+        assert_eq!(compact.at(), 7);
+        // ...and within four rounds, to the level: cuts that keep coming keep moving it down.
+        knee.cut_from::<true>(6, CutBy::Latency, 0);
         assert_eq!(knee.at(), 6);
+        rounds(&mut knee, 3);
+        knee.cut_from::<true>(5, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 5);
+        rounds(&mut knee, 4);
+        knee.cut_from::<true>(3, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 4, "four rounds on: lifted");
         // Nine rounds later, a cut below is a first one again: halfway, rounded up.
         rounds(&mut knee, 9);
-        knee.cut_from(5, CutBy::Latency, 0);
-        assert_eq!(knee.at(), 6);
-        rounds(&mut knee, 9);
-        knee.cut_from(1, CutBy::Latency, 0);
+        knee.cut_from::<true>(3, CutBy::Latency, 0);
         assert_eq!(knee.at(), 4);
-        // A cut at or above the knee sets it, and so does a refusal anywhere.
-        knee.cut_from(12, CutBy::Latency, 0);
-        assert_eq!(knee.at(), 12);
-        knee.cut_from(3, CutBy::Refusal, 0);
+        rounds(&mut knee, 9);
+        knee.cut_from::<true>(1, CutBy::Latency, 0);
         assert_eq!(knee.at(), 3);
-        knee.cut_from(2, CutBy::Latency, 0);
+        // A cut at or above the knee sets it, and so does a refusal anywhere.
+        knee.cut_from::<true>(12, CutBy::Latency, 0);
+        assert_eq!(knee.at(), 12);
+        knee.cut_from::<true>(3, CutBy::Refusal, 0);
+        assert_eq!(knee.at(), 3);
+        knee.cut_from::<true>(2, CutBy::Latency, 0);
         assert_eq!(
             knee.at(),
             3,
@@ -254,7 +279,7 @@ mod tests {
         );
         // Rounds saturate without overflow.
         rounds(&mut knee, 300);
-        knee.cut_from(1, CutBy::Latency, 0);
+        knee.cut_from::<true>(1, CutBy::Latency, 0);
         assert_eq!(knee.at(), 2, "a first cut below again: halfway");
     }
 }
