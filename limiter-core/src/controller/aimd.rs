@@ -651,7 +651,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
         }
-        // With the probe, a second cut below the knee lifts it one above its level (see `knee`).
+        // With the probe, a second cut below the knee, four rounds or more after the first,
+        // lifts it one above the level held (see `knee`).
         if PROBES > 0 {
             self.knee.cut_from::<true>(seen, by, elapsed);
         } else {
