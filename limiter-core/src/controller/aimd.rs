@@ -444,7 +444,7 @@ pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
 /// cut tally): additive increase stays at one step per round, as classic AIMD, with the knee
 /// and the dwell below it, and the code is about 1,500 bytes smaller on a Cortex-M0 (the gate
-/// with it: 5,096 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
+/// with it: 5,076 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
 /// and the same firmware built with `AimdFixed`). The embassy adapter's default, to keep its
 /// limiter within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
@@ -580,13 +580,21 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
     }
 
-    /// For a refusal that took `latency` to arrive: the congestion threshold, if the latency
-    /// was at or above it (with the probe only).
-    fn slow_refusal(&self, latency: u64) -> Option<u64> {
+    /// The baseline at `elapsed`: remembered medians age on the controller's monotonic time
+    /// first, so a clock that steps back cannot keep a stale baseline alive.
+    fn aged_baseline(&mut self, elapsed: u64) -> Option<u32> {
+        self.low_medians.rotate(Instant::from_micros(elapsed));
+        self.baseline_micros()
+    }
+
+    /// For a refusal that took `latency` to arrive, at `elapsed`: the congestion threshold, if
+    /// the latency was at or above it (with the probe only).
+    fn slow_refusal(&mut self, latency: u64, elapsed: u64) -> Option<u64> {
         if PROBES == 0 {
             return None;
         }
-        match self.judge(latency, self.baseline_micros()) {
+        let baseline = self.aged_baseline(elapsed);
+        match self.judge(latency, baseline) {
             Verdict::Congested { threshold } => Some(threshold),
             Verdict::Fast | Verdict::Elevated => None,
         }
@@ -822,24 +830,19 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             );
         }
         // A congestion signal is a fraction `(part, whole)` the limit is cut to, within
-        // [deepest_cut, backoff]: for a latency over the threshold, threshold over latency; an
-        // overload is a share of 1, which is the backoff.
+        // [deepest_cut, backoff]: for a latency over the threshold (a success's, or with the
+        // probe a refusal's), threshold over latency; a quick overload is a share of 1, which is
+        // the backoff.
+        let latency = sample.latency_micros();
         let step = match sample.outcome {
             Outcome::Ignore => Step::Hold,
-            Outcome::Overload => match self.slow_refusal(sample.latency_micros()) {
-                Some(threshold) => {
-                    Step::Cut(threshold, sample.latency_micros(), CutBy::LateRefusal)
-                }
+            Outcome::Overload => match self.slow_refusal(latency, elapsed) {
+                Some(threshold) => Step::Cut(threshold, latency, CutBy::LateRefusal),
                 None => Step::Cut(1, 1, CutBy::Refusal),
             },
             Outcome::Success => {
-                let latency = sample.latency_micros();
-                // Remembered medians age on the controller's monotonic time, so a clock that
-                // steps back cannot keep a stale baseline alive.
                 let mono = Instant::from_micros(elapsed);
-                self.low_medians.rotate(mono);
-                // One read of the baseline for both: nothing between them changes it.
-                let baseline = self.baseline_micros();
+                let baseline = self.aged_baseline(elapsed);
                 let verdict = self.judge(latency, baseline);
                 self.watch_baseline(latency, baseline, elapsed);
                 // The baseline learns from healthy samples only, or it would absorb the very
