@@ -539,7 +539,9 @@ struct Tally {
 /// cut's; any other round, or a congestion signal, returns it to one (a held sample counts for
 /// nothing). In the unit
 /// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success;
-/// no dwell at all after a cut by slow successes while the window spread widely.
+/// no dwell at all after a cut by slow successes while the window spread widely. With the
+/// probe, further below a knee set by a quick refusal, the step is at least the whole distance
+/// to the unit below the knee.
 #[derive(Clone, Copy, Debug)]
 struct Speed {
     /// Whether the step may double (the growth probe): not in the compact AIMD (`PROBES = 0`),
@@ -608,6 +610,14 @@ impl Speed {
                 .latency_cut_at
                 .is_some_and(|at| u128::from(elapsed) < u128::from(at) + 4_000_000);
             bits /= if long { 128 } else { 8 };
+        }
+        if self.doubles
+            && self.latency_cut_at.is_none()
+            && u64::from(limit) + 1 < u64::from(self.knee)
+        {
+            // Below a quick refusal's knee, further than the unit below it: a step of the whole
+            // way back to that unit.
+            bits = bits.max(u64::from(self.knee - 1 - limit) << 16);
         }
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
         self.samples_left -= 1;
@@ -752,8 +762,20 @@ impl Model {
         }
         // The knee: the concurrency the congestion was seen at, at most the limit; a latency
         // cut below the knee moves it only right after another one below it.
-        let seen = in_flight.min(self.limit.whole());
         let quick = refused && !late;
+        // What the round before kept, if this cut comes right after a cut round, within its
+        // first `limit` successes.
+        let kept = self
+            .tally
+            .filter(|t| self.epoch == t.epoch.wrapping_add(1) && t.next_ok < t.limit)
+            .map(|t| t.round.saturating_sub(t.refused));
+        // A quick refusal's knee is at most one above what that round kept.
+        let seen = match kept {
+            Some(kept) if quick => in_flight
+                .min(self.limit.whole())
+                .min(kept.saturating_add(1)),
+            _ => in_flight.min(self.limit.whole()),
+        };
         let sure = refused || !self.spread();
         let speed = &mut self.speed;
         speed.dwell = sure;
@@ -775,12 +797,10 @@ impl Model {
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
         // at least down to what that round kept.
-        if let Some(t) = self.tally {
-            if self.epoch == t.epoch.wrapping_add(1) && t.next_ok < t.limit {
-                let kept = Q32::from_u32(t.round.saturating_sub(t.refused).max(self.p.min));
-                if kept.to_q16() < limit.to_q16() {
-                    limit = kept;
-                }
+        if let Some(kept) = kept {
+            let kept = Q32::from_u32(kept.max(self.p.min));
+            if kept.to_q16() < limit.to_q16() {
+                limit = kept;
             }
         }
         self.limit = limit.clamp_to(self.p.min, self.p.max);

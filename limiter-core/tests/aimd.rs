@@ -308,22 +308,87 @@ fn a_round_that_kept_few_of_its_calls_sizes_the_next_cut() {
     assert_eq!(aimd.limit(), 5);
 }
 
+/// A busy round at `at` ms: `in_flight` calls, each admitted with `in_flight` in flight and
+/// back 100 ms later, the first `ok` of them served and the rest refused at once (a quota).
+fn busy_round<C: Controller>(c: &mut C, at: u64, in_flight: u32, ok: u32) {
+    let admitted: Vec<Admission> = (0..in_flight)
+        .map(|_| Admission::new(c, Instant::from_millis(at), in_flight))
+        .collect();
+    let done = Instant::from_millis(at + 100);
+    for (i, a) in admitted.into_iter().enumerate() {
+        let outcome = if (i as u32) < ok {
+            Outcome::Success
+        } else {
+            Outcome::Overload
+        };
+        c.on_sample(&Sample::new(a, done, outcome));
+    }
+}
+
+#[test]
+fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_the_knee() {
+    /// Rounds under a quota of `quota` concurrent calls: the limits after each.
+    fn under_quota<C: Controller>(c: &mut C, t: &mut u64, quota: u32, rounds: usize) -> Vec<u32> {
+        (0..rounds)
+            .map(|_| {
+                let limit = c.limit();
+                busy_round(c, *t, limit, limit.min(quota));
+                *t += 100;
+                c.limit()
+            })
+            .collect()
+    }
+    let config = AimdConfig::default().initial(50).bounds(1, 64);
+    let (mut probing, mut compact) = (
+        AimdFixed::new(config).unwrap(),
+        AimdFixedCompact::new(config).unwrap(),
+    );
+    let (mut t, mut tc) = (0, 0);
+    // A quota of 50 calls: the third round tries 51, one call is refused, and the cut by the
+    // backoff leaves 42 (51 x 0.8, and the growth of the round's successes before it), the
+    // knee at 51. With the probe the next round closes about two thirds of the way back to the
+    // unit below the knee (the step is the whole way, worked out again at each sample).
+    assert_eq!(under_quota(&mut probing, &mut t, 50, 4), [50, 51, 42, 47]);
+    assert_eq!(under_quota(&mut compact, &mut tc, 50, 4), [50, 51, 42, 43]);
+    // Back at 50 a round later, it dwells there (an eighth of a step per round) and tries 51
+    // again eight rounds on. The compact AIMD returns one step per round.
+    assert_eq!(
+        under_quota(&mut probing, &mut t, 50, 12),
+        [49, 50, 50, 50, 50, 50, 50, 50, 50, 51, 41, 47]
+    );
+    assert_eq!(
+        under_quota(&mut compact, &mut tc, 50, 12),
+        [44, 45, 46, 47, 48, 49, 50, 50, 50, 50, 50, 50]
+    );
+    // The quota falls to 5. The first round is cut by the backoff; the second down to what the
+    // first kept (5), and the knee goes to one above that, not to the 37 in flight: the limit
+    // dwells at 5 and tries 6 eight rounds later, where a knee at 37 would have brought it back
+    // towards 36 within a few rounds, into a round of refusals.
+    assert_eq!(under_quota(&mut probing, &mut t, 5, 2), [37, 5]);
+    assert_eq!(
+        under_quota(&mut probing, &mut t, 5, 10),
+        [5, 5, 5, 5, 5, 5, 5, 5, 6, 5]
+    );
+}
+
 #[test]
 fn a_few_refusals_or_a_cut_a_round_later_cut_by_the_backoff() {
     let config = AimdConfig::default().initial(50).bounds(1, 64);
     let mut aimd = AimdF32::new(config).unwrap();
-    // A round of 50 with 2 refusals kept 48: the next cut is the backoff's, 40 × 0.8.
+    // A round of 50 with 2 refusals kept 48: the next cut is the backoff's. (Its successes
+    // admitted with 32 or more in flight first take the limit from 40 back towards the quick
+    // refusal's knee at 50, to 42: 42 × 0.8.)
     quota_round(&mut aimd, 0, 50, 48);
     assert_eq!(aimd.limit(), 40);
     quota_round(&mut aimd, 100, 40, 39);
-    assert_eq!(aimd.limit(), 32);
+    assert_eq!(aimd.limit(), 33);
     // A round that kept nothing, then a whole round of successes: the tally is stale, and the
     // next cut is the backoff's again.
     quota_round(&mut aimd, 200, 32, 0);
-    assert_eq!(aimd.limit(), 25);
-    quota_round(&mut aimd, 300, 25, 25);
-    quota_round(&mut aimd, 400, 25, 0);
-    assert_eq!(aimd.limit(), 20);
+    assert_eq!(aimd.limit(), 26);
+    quota_round(&mut aimd, 300, 26, 26);
+    quota_round(&mut aimd, 400, 26, 0);
+    assert_eq!(aimd.limit(), 21);
 }
 
 #[test]
@@ -877,12 +942,14 @@ fn a_congestion_signal_returns_the_probe_to_one_step_and_a_held_sample_does_not(
         rounds_to_reach(aimd, t, start + 2);
         aimd.limit() - start
     };
+    // (A timeout, four times the baseline: a quick refusal's knee would also bring the limit
+    // back to the unit below it within a round, which is not the probe's speed.)
     let (mut overloaded, mut t) = probing();
     assert_eq!(
-        complete(&mut overloaded, t, 100 * MS, Outcome::Overload),
+        complete(&mut overloaded, t, 400 * MS, Outcome::Overload),
         Change::Decreased
     );
-    t += 100 * MS;
+    t += 400 * MS;
     assert_eq!(two_rounds(&mut overloaded, &mut t), 2);
 
     let (mut held, mut t) = probing();

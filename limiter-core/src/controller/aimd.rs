@@ -363,7 +363,12 @@ impl AimdConfig {
 ///   completion rate rises with the limit (the added concurrency is served), the step doubles
 ///   every round of uninterrupted growth, up to a quarter of the limit per round; anything else
 ///   returns it to one. A quota that returns from 5 to 50 after a cut at 6 is found in 25 rounds
-///   instead of 56 (one step per round, with the dwell below the knee). See the module `probe`.
+///   instead of 56 (one step per round, with the dwell below the knee). Further below a knee
+///   found by a quick refusal (a 429, a 503) than the unit just below it, the step is at least
+///   the whole way back to that unit (worked out again at each sample: about two thirds of
+///   what is left, each round), since the levels below such a knee were served: a try of a
+///   quota is a dip of about three rounds, not ten rounds a few units below it. See the modules
+///   `probe` and `knee`.
 ///   [`AimdFixedCompact`] leaves it out (about 1,500 bytes of flash on a Cortex-M0).
 /// - **Drains and low rounds** (with the probe, where the baseline is remembered): after 5 s
 ///   with no success at or below the baseline, the limit is halved for one round, under a new
@@ -375,7 +380,8 @@ impl AimdConfig {
 ///   the first round kept: its calls in flight less its refusals (stale ones included, which
 ///   still never cut on their own). A quota that falls from 50 to 5 is met in two round trips
 ///   instead of about ten (the simulator's `drop-and-recover`: 128 refusals instead of 222;
-///   `oscillating`: 370 instead of 543; `quota-phases`: 112 instead of 155). See the module `tally`.
+///   `oscillating`: 370 instead of 543; `quota-phases`: 112 instead of 155). A quick refusal's
+///   cut sized so also sets the knee at one above what that round kept. See the module `tally`.
 /// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.
@@ -639,11 +645,15 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         // Congestion was seen at the limit, or less if the limit was not in use (a noisy
         // sample at low load says nothing about the limit): the knee's evidence.
         let in_flight = sample.admission.in_flight;
-        let seen = in_flight.min(whole);
+        let mut seen = in_flight.min(whole);
         let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal);
         if let Some(tally) = self.tally.first_mut() {
-            // The round before this one kept `kept` calls: this cut goes at least that deep.
+            // The round before this one kept `kept` calls: this cut goes at least that deep,
+            // and a quick refusal's knee is at most one above it (see `tally`).
             if let Some(kept) = tally.kept(self.epoch) {
+                if by == CutBy::Refusal {
+                    seen = seen.min(kept.saturating_add(1));
+                }
                 let kept = V::from_u32(kept.max(self.config.bounds.min));
                 if kept.to_q16() < limit.to_q16() {
                     limit = kept;
@@ -789,7 +799,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             .first()
             .map_or(0, |probe| probe.shift(whole, knee));
         // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
-        let bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
+        let mut bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
+        if PROBES > 0 {
+            // Below a knee found by a quick refusal, back to the unit below it within a round.
+            bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
+        }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {
             if let Some(probe) = self.probe.first_mut() {

@@ -21,6 +21,12 @@
 //! (shared-100-linear), a round often keeps little of itself and the next cut goes deep:
 //! goodput 21 % → 18 % of the oracle's, a scenario no independent controller gets near.
 //!
+//! Such a cut, by a quick refusal, also sets the knee (the module `knee`) at one above what
+//! the tallied round kept, not at the calls in flight when the refused call was admitted: after
+//! a quota falls from 50 to 5, those were admitted at the old level, and a knee there would
+//! bring the limit straight back towards it (below a quick refusal's knee the limit returns
+//! fast) into another round of refusals.
+//!
 //! Noise cannot use it: a round that kept more than the backoff's share of itself (a few random
 //! refusals) gives a bound above the backoff's cut, which then decides; and a cut that comes a
 //! round or more after the last finds no tally. A drain, which changes the epoch without a cut,
