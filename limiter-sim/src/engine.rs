@@ -812,7 +812,7 @@ impl Oracles<'_, '_, '_> {
             .map(|(l, c)| now >= l.start_us && c.has_work())
             .collect();
         let limits = oracle_limits(upstream, &active, now);
-        rec.oracle_of_first(now, limits[0]);
+        rec.oracle_limits(now, &limits, &active);
         if self.set_gates {
             for (i, (gate, &limit)) in self.gates.iter().zip(&limits).enumerate() {
                 gate.with_controller(|c| {

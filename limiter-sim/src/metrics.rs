@@ -73,6 +73,12 @@ pub struct Metrics {
     /// half and one and a half times it, ms. A limit that never settles counts until the load
     /// ends.
     pub settle_ms: f64,
+    /// The refusals a causal controller cannot avoid: at each fall of a client's oracle limit
+    /// during the load (a quota or a capacity that dropped, a share that shrank as a client
+    /// joined), the calls above the new limit that the client held at the old one. Those were
+    /// admitted before anything could show the fall, and the signal that shows it is their
+    /// refusal: one round trip of excess calls per fall.
+    pub refusal_bound: u64,
     /// Calls served, per client.
     pub ok_per_client: Vec<u64>,
     /// Jain's fairness index of the calls served per client over the whole run: 1 when all got
@@ -255,6 +261,10 @@ pub(crate) struct Recorder {
     /// (time, first client's limit, its oracle limit) at every change of either.
     first_vs_oracle: Vec<(u64, u32, u32)>,
     oracle_first: u32,
+    /// Each client's oracle limit while it is active (`None` while it is not).
+    oracle_limits: Vec<Option<u32>>,
+    /// See [`Metrics::refusal_bound`].
+    refusal_bound: u64,
 }
 
 impl Recorder {
@@ -302,6 +312,8 @@ impl Recorder {
             sampled,
             first_vs_oracle: Vec::new(),
             oracle_first: 0,
+            oracle_limits: vec![None; n],
+            refusal_bound: 0,
         }
     }
 
@@ -337,8 +349,28 @@ impl Recorder {
         }
     }
 
+    /// Every client's oracle limit at `now`, and which clients are active: a fall of an active
+    /// client's limit during the load adds the calls above the new limit to the refusal bound
+    /// (see [`Metrics::refusal_bound`]).
+    pub(crate) fn oracle_limits(&mut self, now: u64, limits: &[u32], active: &[bool]) {
+        for ((last, &limit), &active) in self.oracle_limits.iter_mut().zip(limits).zip(active) {
+            if !active {
+                *last = None;
+                continue;
+            }
+            if let Some(before) = last.replace(limit) {
+                if now <= self.until {
+                    self.refusal_bound += u64::from(before.saturating_sub(limit));
+                }
+            }
+        }
+        if let Some(&first) = limits.first() {
+            self.oracle_of_first(now, first);
+        }
+    }
+
     /// The first client's oracle limit at `now`.
-    pub(crate) fn oracle_of_first(&mut self, now: u64, oracle: u32) {
+    fn oracle_of_first(&mut self, now: u64, oracle: u32) {
         if self.first_vs_oracle.is_empty() || self.oracle_first != oracle {
             self.oracle_first = oracle;
             self.first_vs_oracle
@@ -460,6 +492,7 @@ impl Recorder {
                 / final_limits.len().max(1) as u64) as u32,
             final_limit_per_client: final_limits,
             decreases: 0,
+            refusal_bound: self.refusal_bound,
             drained_at_ms: end as f64 / 1e3,
             settle_ms: {
                 let during: Vec<_> = self

@@ -24,6 +24,11 @@ pub struct Row {
     pub p95_vs_oracle: Option<f64>,
     /// Refusals (429s, 503s and timeouts) as a share of the calls served.
     pub refused_share: Option<f64>,
+    /// The refusals no causal controller avoids in this scenario: one round trip of excess
+    /// calls per fall of the true capacity ([`Metrics::refusal_bound`]).
+    pub unavoidable_refusals: Option<u64>,
+    /// Refusals past [`Row::unavoidable_refusals`], as a share of the calls served.
+    pub refused_past_unavoidable_share: Option<f64>,
     /// What it measured.
     #[serde(flatten)]
     pub metrics: Option<Metrics>,
@@ -61,6 +66,8 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
                 goodput_vs_oracle: None,
                 p95_vs_oracle: None,
                 refused_share: None,
+                unavoidable_refusals: None,
+                refused_past_unavoidable_share: None,
                 metrics,
             }
         })
@@ -74,6 +81,10 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
         let refused = row.refused();
         if let Some(m) = &row.metrics {
             row.refused_share = refused.map(|r| r as f64 / m.ok.max(1) as f64);
+            let unavoidable = m.refusal_bound;
+            row.unavoidable_refusals = Some(unavoidable);
+            row.refused_past_unavoidable_share =
+                refused.map(|r| r.saturating_sub(unavoidable) as f64 / m.ok.max(1) as f64);
             if let Some((ok, p95)) = oracle {
                 row.goodput_vs_oracle = (ok > 0).then(|| m.ok_during_load as f64 / ok as f64);
                 row.p95_vs_oracle = (p95 > 0.0).then(|| m.p95_ms / p95);
@@ -159,18 +170,28 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
 /// The adaptive controllers of the comparison's first table, by their rows' labels.
 const CONTROLLERS: [&str; 4] = ["AIMD", "Vegas", "EWMA-deviation", "Gradient2"];
 
-/// One row's comparison with the oracle: goodput share, p95 ratio, refusals and their share.
+/// One row's comparison with the oracle: goodput share, p95 ratio, refusals and their share
+/// (and, where some are unavoidable, the share past those).
 fn against_oracle(r: &Row) -> String {
+    let percent = |share: Option<f64>| {
+        share.map_or_else(|| "–".to_owned(), |s| format!("{:.1} %", s * 100.0))
+    };
     match (&r.metrics, &r.error) {
         (Some(_), _) => format!(
-            "{}, p95 {}, {} refused ({})",
+            "{}, p95 {}, {} refused ({}{})",
             r.goodput_vs_oracle
                 .map_or_else(|| "–".to_owned(), |g| format!("{:.0} %", g * 100.0)),
             r.p95_vs_oracle
                 .map_or_else(|| "–".to_owned(), |p| format!("{p:.2}×")),
             r.refused().unwrap_or(0),
-            r.refused_share
-                .map_or_else(|| "–".to_owned(), |s| format!("{:.1} %", s * 100.0)),
+            percent(r.refused_share),
+            match r.unavoidable_refusals {
+                Some(unavoidable) if unavoidable > 0 && r.refused().unwrap_or(0) > 0 => format!(
+                    ", {} past {unavoidable} unavoidable",
+                    percent(r.refused_past_unavoidable_share)
+                ),
+                _ => String::new(),
+            },
         ),
         (None, error) => format!("flagged: {}", error.as_deref().unwrap_or("no result")),
     }
@@ -178,8 +199,8 @@ fn against_oracle(r: &Row) -> String {
 
 /// The comparison as Markdown: first every scenario × each adaptive controller (goodput as a
 /// share of the oracle's, p95 service time over the oracle's, refusals — 429s, 503s and
-/// timeouts — with their share of the calls served), then every limiter of every scenario the
-/// same way.
+/// timeouts — with their share of the calls served, and where some are unavoidable the share
+/// past those), then every limiter of every scenario the same way.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::from("| scenario |");
     for name in CONTROLLERS {

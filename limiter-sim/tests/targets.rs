@@ -382,6 +382,9 @@ fn json_rows_carry_every_metric() {
         "goodput_vs_oracle",
         "p95_vs_oracle",
         "refused_share",
+        "refusal_bound",
+        "unavoidable_refusals",
+        "refused_past_unavoidable_share",
     ];
     for row in r {
         assert!(row.get("error").is_none(), "flagged: {row}");
@@ -394,6 +397,40 @@ fn json_rows_carry_every_metric() {
             );
         }
     }
+}
+
+/// The refusals no causal controller avoids are one round trip of excess calls per fall of the
+/// true capacity, worked out from the oracle's limits: the scenarios' own arithmetic, the same
+/// for every limiter, and nothing where the capacity never falls.
+#[test]
+fn unavoidable_refusals_are_one_round_trip_of_excess_per_fall() {
+    let r = rows();
+    // (scenario, the bound): quota 40 → 10 calls per 100 ms tick of 100 ms calls, five times in
+    // 20 s; 50 → 5 once; 40 → 10 once (10 → 30 is a rise); 16 → 4 once.
+    for (scenario, bound) in [
+        ("oscillating", 5 * 30),
+        ("drop-and-recover", 45),
+        ("quota-phases", 30),
+        ("capacity-drop", 12),
+        ("quota-window", 0),
+        ("shared-100-linear", 0),
+        ("slow-no-429", 0),
+    ] {
+        for row in r.iter().filter(|row| row["scenario"] == scenario) {
+            assert_eq!(
+                row["unavoidable_refusals"].as_u64(),
+                Some(bound),
+                "{scenario} / {}",
+                row["limiter"]
+            );
+        }
+    }
+    // The share past them: oscillating's 150 excused, what AIMD refuses beyond.
+    let refused = metric(r, "oscillating", "AIMD", "throttled")
+        + metric(r, "oscillating", "AIMD", "timed_out");
+    let ok = metric(r, "oscillating", "AIMD", "ok");
+    let past = metric(r, "oscillating", "AIMD", "refused_past_unavoidable_share");
+    assert!((past - (refused - 150.0) / ok).abs() < 1e-9, "{past}");
 }
 
 /// The oracle is an upper bound in every scenario: no limiter serves more during the load
