@@ -3,15 +3,30 @@
 //!
 //! ```text
 //! cargo build --release -p limiter-bench --example cycle
-//! valgrind --tool=callgrind target/release/examples/cycle
+//! valgrind --tool=callgrind target/release/examples/cycle           # AIMD (the std default)
+//! valgrind --tool=callgrind target/release/examples/cycle fixed     # a fixed limit of 64
+//! valgrind --tool=callgrind target/release/examples/cycle floor     # tokio's semaphore, 2 clock reads
 //! ```
+//!
+//! The three together split a cycle's cost: `floor` is what a latency-measuring limiter cannot
+//! avoid (a permit and the two clock reads), `fixed` adds the gate's bookkeeping, and the default
+//! adds the controller's sample.
 
 use std::hint::black_box;
 
-use limiter_core::{AimdConfig, AimdF32};
-use limiter_tokio::Limiter;
+use limiter_core::{AimdConfig, AimdF32, Clock, Controller, Fixed};
+use limiter_tokio::{Limiter, TokioClock};
 
 const CYCLES: u32 = 100_000;
+
+/// `CYCLES` full cycles (`try_acquire`, a success, release) through a limiter of `controller`.
+fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
+    let limiter = Limiter::new(controller);
+    for _ in 0..CYCLES {
+        black_box(limiter.try_acquire().expect("room")).success();
+    }
+    limiter.limit()
+}
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -19,9 +34,27 @@ fn main() {
         .build()
         .expect("a runtime");
     let _entered = runtime.enter();
-    let limiter = Limiter::new(AimdF32::new(AimdConfig::default().initial(8)).expect("valid"));
-    for _ in 0..CYCLES {
-        black_box(limiter.try_acquire().expect("room")).success();
-    }
-    println!("{CYCLES} cycles, limit {}", limiter.limit());
+    let what = std::env::args().nth(1).unwrap_or_default();
+    let limit = match what.as_str() {
+        "fixed" => cycles(Fixed::new(64).expect("valid")),
+        "floor" => {
+            // The floor of the criterion benches: a semaphore permit and two reads of the
+            // limiter's clock, one at admission and one at completion.
+            let semaphore = tokio::sync::Semaphore::new(64);
+            let clock = TokioClock::new();
+            for _ in 0..CYCLES {
+                let permit = black_box(semaphore.try_acquire().expect("room"));
+                let admitted = black_box(clock.now());
+                black_box(clock.now().micros_since(admitted));
+                drop(permit);
+            }
+            64
+        }
+        "" | "aimd" => cycles(AimdF32::new(AimdConfig::default().initial(8)).expect("valid")),
+        other => {
+            eprintln!("unknown variant {other}: aimd (the default), fixed or floor");
+            std::process::exit(2);
+        }
+    };
+    println!("{CYCLES} cycles of {what:?}, limit {limit}");
 }

@@ -801,7 +801,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
         let mut bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
         if PROBES > 0 {
-            // Below a knee found by a quick refusal, back to the unit below it within a round.
+            // Below a knee found by a quick refusal: a step of the whole way back to the unit
+            // below it (see `Knee::quick_gap`).
             bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
