@@ -962,6 +962,42 @@ pub fn controller_rounds(data: &[u8]) {
     drive_against_model::<0>(&plain, round_trips);
 }
 
+/// AIMD against its reference model under the default configuration with memory off, on a
+/// quota that falls and comes back: rounds of the limit's calls, each admitted with the limit
+/// in flight and answered at once, of which the share the next byte of `data` gives (0 to 8
+/// eighths) is served and the rest refused; the calls that complete after a cut within their
+/// round were admitted before it (stale). So cut rounds keep few of their calls and the next
+/// cut is sized by them (the tally), which sets a quick refusal's knee from what the round
+/// kept, and the return below that knee and the dwell at it follow: rules the random streams
+/// above rarely reach.
+pub fn controller_quota(data: &[u8]) {
+    fn stream(data: &[u8]) -> impl FnMut(u32, usize) -> Option<Event> + '_ {
+        let mut bytes = data.iter().copied();
+        // The round under way: its limit, the calls it serves, the calls emitted so far.
+        let mut round = (0u32, 0u32, 0u32);
+        move |limit: u32, _| {
+            while round.2 >= round.0 {
+                let share = u32::from(bytes.next()? % 9);
+                let calls = limit.clamp(1, u32::from(u16::MAX));
+                round = (calls, calls * share / 8, 0);
+            }
+            let (calls, served, emitted) = round;
+            round.2 += 1;
+            Some(Event::Sample {
+                admitted: TimeStep::Forward(0),
+                completed: TimeStep::Forward(100),
+                in_flight: u16::try_from(calls).unwrap_or(u16::MAX),
+                // A cut during the round: what completes after it was admitted before it.
+                stale: limit < calls,
+                outcome: if emitted < served { 2 } else { 0 },
+            })
+        }
+    }
+    let plain = Plain::DEFAULT;
+    drive_against_model::<1>(&plain, stream(data));
+    drive_against_model::<0>(&plain, stream(data));
+}
+
 /// `Aimd<Q32, 16, P>` (`P = 1`: with the growth probe; `P = 0`: compact) against the model,
 /// fed the events `next` makes from the controller's limit and the event's index.
 fn drive_against_model<const P: usize>(

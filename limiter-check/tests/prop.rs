@@ -25,6 +25,11 @@ proptest! {
     }
 
     #[test]
+    fn aimd_follows_its_model_under_a_quota_that_falls(bytes in vec(any::<u8>(), 0..512)) {
+        limiter_check::controller_quota(&bytes);
+    }
+
+    #[test]
     fn fixed_and_float_agree(bytes in vec(any::<u8>(), 0..2_048)) {
         limiter_check::fixed_vs_float(&bytes);
     }
