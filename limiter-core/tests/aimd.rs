@@ -17,6 +17,16 @@ fn seeds(n: u64) -> u64 {
 }
 
 /// Feeds one request admitted at `at` with the limit fully used, completing `latency` later.
+/// A success admitted at `at` µs with `in_flight` calls in flight, `latency` µs long.
+fn complete_with<C: Controller>(c: &mut C, at: u64, latency: u64, in_flight: u32) -> Change {
+    let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
+    c.on_sample(&Sample::new(
+        admitted,
+        Instant::from_micros(at + latency),
+        Outcome::Success,
+    ))
+}
+
 fn complete<C: Controller>(c: &mut C, at: u64, latency: u64, outcome: Outcome) -> Change {
     let admitted = Admission::new(c, Instant::from_micros(at), c.limit());
     c.on_sample(&Sample::new(
@@ -1053,6 +1063,53 @@ fn a_round_below_the_band_lowers_an_inflated_baseline() {
         t += 10 * MS;
     }
     assert_eq!(aimd.limit(), limit);
+}
+
+#[test]
+fn a_round_below_the_band_scales_the_limit_by_the_corrected_baseline() {
+    /// `n` calls of `ms`, one after another, each admitted with one call in flight (too few
+    /// for growth): the changes.
+    fn calls<C: Controller>(c: &mut C, t: &mut u64, n: usize, ms: u64) -> Vec<Change> {
+        (0..n)
+            .map(|_| {
+                let change = complete_with(c, *t, ms * MS, 1);
+                *t += ms * MS;
+                change
+            })
+            .collect()
+    }
+    let config = AimdConfig::default().initial(13).bounds(1, 64);
+    let (mut probing, mut compact) = (
+        AimdFixed::new(config).unwrap(),
+        AimdFixedCompact::new(config).unwrap(),
+    );
+    let (mut t, mut tc) = (0, 0);
+    // A baseline learned on a queue others keep: 144 ms.
+    calls(&mut probing, &mut t, 40, 144);
+    calls(&mut compact, &mut tc, 40, 144);
+    assert_eq!(probing.baseline_micros(), Some(144_000));
+    assert_eq!((probing.limit(), compact.limit()), (13, 13));
+    // Their drain shows 120 ms, under 10/11 of it, for a whole round of the limit (13 calls,
+    // before the rolling median of 32 moves): the last one lowers the baseline to 120 ms and
+    // scales the limit by 120 / 144, to 10.8.
+    let changes = calls(&mut probing, &mut t, 13, 120);
+    assert_eq!(&changes[..12], &[Change::Unchanged; 12]);
+    assert_eq!(changes[12], Change::Decreased);
+    assert_eq!(probing.baseline_micros(), Some(120_000));
+    assert_eq!(probing.limit(), 10);
+    // The compact AIMD has no low rounds: its baseline falls only with its rolling median.
+    calls(&mut compact, &mut tc, 13, 120);
+    assert_eq!(
+        (compact.limit(), compact.baseline_micros()),
+        (13, Some(144_000))
+    );
+    // Another whole round at 120 ms is not under 10/11 of the new baseline: nothing more.
+    assert!(
+        calls(&mut probing, &mut t, 40, 120)
+            .iter()
+            .all(|&c| c == Change::Unchanged)
+    );
+    assert_eq!(probing.limit(), 10);
 }
 
 #[test]

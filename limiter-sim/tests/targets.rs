@@ -524,6 +524,26 @@ fn a_late_joiner_is_measured_against_its_fair_share() {
     }
 }
 
+/// A client that joins a queue others keep learns it as its baseline; the others' drain shows
+/// it a whole round below that, and the limit it grew against the inflated baseline is scaled
+/// down by what the baseline was off. Before that rescale: late-joiner-100's joiner 1.19× its
+/// fair share 2 s after joining and 1.28× at 5 s, never fair; late-joiner-10's 1.37× and 1.41×.
+#[test]
+fn a_late_joiner_gives_back_what_its_inflated_baseline_took() {
+    let r = rows();
+    let joiner = &row(r, "late-joiner-100", "AIMD")["late_joiners"][0];
+    let at_5s = joiner["share_at_5s"].as_f64().unwrap();
+    let fair_after = joiner["fair_after_ms"].as_f64();
+    assert!(
+        (0.8..=1.2).contains(&at_5s) && fair_after.is_some_and(|ms| ms <= 5_000.0),
+        "late-joiner-100: {at_5s}x fair at 5 s, fair after {fair_after:?} ms"
+    );
+    let at_5s = row(r, "late-joiner-10", "AIMD")["late_joiners"][0]["share_at_5s"]
+        .as_f64()
+        .unwrap();
+    assert!(at_5s <= 1.25, "late-joiner-10: {at_5s}x fair at 5 s");
+}
+
 #[test]
 fn old_names_and_parameters_are_accepted() {
     let old = run(&["--format", "json", "--scenario", "seed-000"]);

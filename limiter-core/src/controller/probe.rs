@@ -87,15 +87,19 @@
 //!    the dependency's no-load latency at the same moment, which restarts all their intervals
 //!    at once. Where there is no standing queue, successes at the baseline keep putting the
 //!    drain off, and it costs nothing.
-//! 6. **A low round lowers the baseline.** A whole round of successes in a row (the limit, and
-//!    at least 8) below `10/11` of the baseline makes the slowest of them a remembered
-//!    baseline. That is how the late joiner learns, during the others' drain, what the
+//! 6. **A low round lowers the baseline, and the limit with it.** A whole round of successes in
+//!    a row (the limit, and at least 8) below `10/11` of the baseline makes the slowest of them a
+//!    remembered baseline. That is how the late joiner learns, during the others' drain, what the
 //!    dependency looks like without their queue; a rolling median of 32 would need half a
-//!    window of such samples. Noise cannot do it: it takes a whole round in a row.
+//!    window of such samples. Noise cannot do it: it takes a whole round in a row. The limit
+//!    (and the one a drain under way returns to) is scaled by the new baseline over the old: it
+//!    grew against a baseline that many times too high, and the corrected baseline alone would
+//!    only hold it where it is (see `Aimd`'s `watch_baseline`).
 //!
 //! The simulator's late-joiner-10 (seed 1): the late client's share 2 s after joining went from
 //! 1.95× fair without these rules to 1.37× with them (Jain's index over the converged window
-//! 0.98); late-joiner-100: 2.59× to 1.19× (Jain 0.996). Drains cost about 1 % of goodput where
+//! 0.98), and to 1.20× with the rescale of rule 6; late-joiner-100: 2.59× to 1.19× (Jain
+//! 0.996), and 0.89× with the rescale. Drains cost about 1 % of goodput where
 //! a queue stands on purpose (creep, shallow-knee, slow-link).
 //!
 //! The knee and the dwell below it (rules 1, 3 and 4 read it) are kept in the module `knee`,
@@ -103,6 +107,8 @@
 //! low rounds.
 //!
 //! All integer; the only wide operation is one 64-bit product pair per round.
+
+use crate::num::ratio::Ratio;
 
 /// The state of the step's growth, of the drain and of the low-round rule.
 #[derive(Clone, Copy, Debug)]
@@ -182,6 +188,14 @@ impl Probe {
         self.low_run = 0;
         self.low_max = 0;
         Some(slowest)
+    }
+
+    /// Scales the limit a drain under way returns to by `factor` (below 1), at least 1: the
+    /// baseline it was grown against was just shown to be too high (see `Aimd`'s rescale).
+    pub(crate) fn scale_saved(&mut self, factor: Ratio) {
+        if self.drain_saved != 0 {
+            self.drain_saved = factor.mul_whole_floor(self.drain_saved).max(1);
+        }
     }
 
     /// Whether a drain is under way.
@@ -381,6 +395,29 @@ mod tests {
         assert!(!probe.draining());
         assert!(!probe.drain_due(14_199_999));
         assert!(probe.drain_due(14_200_000));
+    }
+
+    #[test]
+    fn a_rescale_scales_the_limit_a_drain_returns_to() {
+        let mut probe = Probe::new(21);
+        // No drain under way: nothing to scale.
+        probe.scale_saved(Ratio::from_fraction(5, 6).unwrap());
+        assert!(!probe.draining());
+        probe.start_drain(21, 10);
+        probe.scale_saved(Ratio::from_fraction(5, 6).unwrap());
+        for _ in 0..10 {
+            probe.drained();
+        }
+        assert_eq!(
+            probe.finish_drain(1_000_000),
+            Some(17),
+            "21 x 5/6, rounded down"
+        );
+        // Never below one.
+        probe.start_drain(1, 1);
+        probe.scale_saved(Ratio::from_fraction(1, 2).unwrap());
+        probe.drained();
+        assert_eq!(probe.finish_drain(2_000_000), Some(1));
     }
 
     #[test]
