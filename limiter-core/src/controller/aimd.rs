@@ -700,8 +700,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// Shows a success to the probe: it may put the next drain off, or find a whole round below
     /// the band, whose slowest latency becomes a remembered baseline; the limit (and the one a
-    /// drain under way returns to) is then scaled by the new baseline over the old one. Returns
-    /// the limit before such a rescale.
+    /// drain under way returns to) is then scaled by the new baseline over the old one, if the
+    /// sample is `fresh` (of the current epoch), under a new epoch, as every decrease. Returns
+    /// whether the limit was so decreased.
     ///
     /// Why the rescale: a remembered baseline that a whole round of calls has just shown to be
     /// `old / new` times too high (learned on a queue that others kept, as a client that joins
@@ -720,24 +721,41 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// remembered, then calls of 100 ms) has its limit scaled the same way, once, by what the
     /// calls became faster: the same concurrency would now send three times the calls a second,
     /// and growth above the knee resumes from there.
-    fn watch_baseline(&mut self, latency: u64, baseline: Option<u32>, elapsed: u64) -> Option<V> {
+    fn watch_baseline(
+        &mut self,
+        latency: u64,
+        baseline: Option<u32>,
+        elapsed: u64,
+        fresh: bool,
+    ) -> bool {
         let (true, Some(baseline)) = (self.remembers(), baseline) else {
-            return None;
+            return false;
         };
         let whole = self.limit.whole();
-        let probe = self.probe.first_mut()?;
-        let low = probe.success(latency, baseline, whole, elapsed)?;
+        let Some(probe) = self.probe.first_mut() else {
+            return false;
+        };
+        let Some(low) = probe.success(latency, baseline, whole, elapsed) else {
+            return false;
+        };
         self.low_medians.push(Instant::from_micros(elapsed), low);
+        if !fresh {
+            return false; // a stale sample never decreases the limit
+        }
         // low / baseline in 16.16, below 1: every call of the round was under 10/11 of it.
         let bits = crate::num::divide::div_u64(low << 16, u64::from(baseline.max(1)));
         let factor = Ratio::from_bits(u32::try_from(bits).unwrap_or(u32::MAX).min(65_535));
         probe.scale_saved(factor);
-        let before = self.limit;
-        self.limit = self
+        let scaled = self
             .limit
             .shrink(factor)
             .clamp_to(self.config.bounds.min, self.config.bounds.max);
-        Some(before)
+        if scaled.to_q16() >= self.limit.to_q16() {
+            return false; // at the floor already
+        }
+        self.limit = scaled;
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        true
     }
 
     /// The drain, on a sample that moved nothing else: counts the samples admitted during one,
@@ -878,8 +896,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // probe a refusal's), threshold over latency; a quick overload is a share of 1, which is
         // the backoff.
         let latency = sample.latency_micros();
-        // The limit before a rescale by a corrected baseline, if there was one.
-        let mut rescaled = None;
+        // Whether a corrected baseline scaled the limit down (see `watch_baseline`).
+        let mut rescaled = false;
         let step = match sample.outcome {
             Outcome::Ignore => Step::Hold,
             Outcome::Overload => match self.slow_refusal(latency, elapsed) {
@@ -890,7 +908,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 let mono = Instant::from_micros(elapsed);
                 let baseline = self.aged_baseline(elapsed);
                 let verdict = self.judge(latency, baseline);
-                rescaled = self.watch_baseline(latency, baseline, elapsed);
+                let fresh = sample.admission.epoch == self.epoch;
+                rescaled = self.watch_baseline(latency, baseline, elapsed, fresh);
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
@@ -919,6 +938,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 }
             }
         };
+        if rescaled {
+            // A fast sample that rescaled the limit does nothing else: no growth, no drain.
+            self.at_floor.observe(
+                self.limit.whole() <= self.config.bounds.min,
+                sample.completed_at,
+            );
+            return Change::Decreased;
+        }
         // Growth speeds up only between congestion signals: one (even one already answered)
         // starts over at one step. A sample in the hold band only does not count: on a noisy
         // dependency a share of healthy samples always lands there.
@@ -949,13 +976,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             self.limit.whole() <= self.config.bounds.min,
             sample.completed_at,
         );
-        match rescaled {
-            // Against the limit before the rescale, whatever the step did after it.
-            Some(before) if self.limit.to_q16() < before.to_q16() => Change::Decreased,
-            Some(before) if self.limit.to_q16() > before.to_q16() => Change::Increased,
-            Some(_) => Change::Unchanged,
-            None => change,
-        }
+        change
     }
 
     fn hold_growth_until(&mut self, now: Instant, until: Instant) {
