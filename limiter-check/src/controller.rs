@@ -541,7 +541,10 @@ struct Tally {
 /// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success;
 /// no dwell at all after a cut by slow successes while the window spread widely. With the
 /// probe, further below a knee set by a quick refusal, the step is at least the whole distance
-/// to the unit below the knee.
+/// to the unit below the knee; and at or above the knee, right after a round whose rate followed
+/// its limit, at least the whole distance to the unit below the level a quick refusal last
+/// moved the knee down from (forgotten once the limit is back at that unit or after a latency
+/// cut; a quick refusal after such a step moves it halfway down to where it was seen).
 #[derive(Clone, Copy, Debug)]
 struct Speed {
     /// Whether the step may double (the growth probe): not in the compact AIMD (`PROBES = 0`),
@@ -567,6 +570,19 @@ struct Speed {
     /// Whether the unit below the knee dwells: not after a latency cut on a widely spread
     /// window.
     dwell: bool,
+    /// The return to a level served before a fall.
+    back: Return,
+}
+
+/// The return to a level a quota served before it fell (with the probe).
+#[derive(Clone, Copy, Debug, Default)]
+struct Return {
+    /// The knee a quick refusal's cut moved down from; 0: none.
+    level: u32,
+    /// A step has returned towards `level` since the last cut.
+    stepping: bool,
+    /// The last judged round's rate followed its limit (false after a congestion signal).
+    room: bool,
 }
 
 impl Speed {
@@ -582,6 +598,7 @@ impl Speed {
             rounds_since_cut: 0,
             latency_cut_at: None,
             dwell: true,
+            back: Return::default(),
         }
     }
 
@@ -592,6 +609,7 @@ impl Speed {
 
     fn start_over(&mut self, limit: u32, elapsed: u64) {
         self.doublings = 0;
+        self.back.room = false;
         self.last = None;
         self.begin(limit, elapsed);
     }
@@ -619,6 +637,16 @@ impl Speed {
             // way back to that unit.
             bits = bits.max(u64::from(self.knee - 1 - limit) << 16);
         }
+        let level = self.back.level;
+        if self.doubles && self.back.room && level > 0 && limit >= self.knee {
+            if u64::from(limit) + 1 >= u64::from(level) {
+                self.back.level = 0; // back where the quota was served before it fell
+            } else {
+                // A step of the whole way back to the unit below that level.
+                self.back.stepping = true;
+                bits = bits.max(u64::from(level - 1 - limit) << 16);
+            }
+        }
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
         self.samples_left -= 1;
         if self.samples_left == 0 {
@@ -631,6 +659,7 @@ impl Speed {
                 let (l0, d0) = (u128::from(l0), u128::from(d0));
                 // rate ratio (this / took) / (l0 / d0) >= 1 + (this - l0) / (2 l0)
                 let served = 2 * this * d0 >= (l0 + this) * u128::from(took);
+                self.back.room = served;
                 if !served {
                     self.doublings = 0;
                 } else if self.doubles
@@ -778,6 +807,24 @@ impl Model {
         };
         let sure = refused || !self.spread();
         let speed = &mut self.speed;
+        if speed.doubles {
+            // The level served before a fall: remembered when a quick refusal moves the knee
+            // down, halfway to a quick refusal that follows a return towards it, forgotten at
+            // a latency cut.
+            let Return {
+                level, stepping, ..
+            } = speed.back;
+            speed.back.level = if !quick {
+                0
+            } else if seen < speed.knee {
+                level.max(speed.knee)
+            } else if stepping && level > seen {
+                seen + (level - seen) / 2
+            } else {
+                level
+            };
+            speed.back.stepping = false;
+        }
         speed.dwell = sure;
         let again = speed.below && speed.rounds_since_cut <= 8;
         let below = !quick && seen < speed.knee;

@@ -278,12 +278,15 @@ fn a_sharp_latency_knee_is_tried_rarely_and_capacity_that_returns_is_found() {
 /// at one above what the round kept, so after a fall the return stops where the quota now
 /// refuses. With one step per round below such a knee: oscillating 69 % of the oracle's
 /// goodput (refusals 10.2 % of the calls served), drop-and-recover 78 %, noisy-tenant 88 %.
+/// Once the quota has come back and a round above the knee the fall left is served, the step
+/// is the whole way back to the level the quota served before it fell; with the probe's
+/// doubling alone from there, oscillating 74 % and drop-and-recover 80 %.
 #[test]
 fn a_quota_that_falls_and_returns_is_followed_within_rounds() {
     let r = rows();
     for (scenario, least) in [
-        ("oscillating", 0.72),
-        ("drop-and-recover", 0.79),
+        ("oscillating", 0.77),
+        ("drop-and-recover", 0.82),
         ("noisy-tenant", 0.89),
         ("fast-backpressure", 0.97),
     ] {

@@ -851,6 +851,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // Below a knee found by a quick refusal: a step of the whole way back to the unit
             // below it (see `Knee::quick_gap`).
             bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
+            // At or above the knee, once a round there was served: back to the level served
+            // before a quota fell (see `Knee::return_gap`).
+            let served = self.probe.first().is_some_and(Probe::followed);
+            bits = bits.max(u64::from(self.knee.return_gap(whole, served)) << 16);
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {

@@ -23,7 +23,10 @@
 //!    cap, or where calls hang, it does not, and the step stays at one.
 //!
 //! While both hold, each round doubles the step (1, 2, 4, … per round), up to a quarter of the
-//! limit per round (BBR's probing gain of 1.25). A congestion signal or a round whose rate did
+//! limit per round (BBR's probing gain of 1.25). Where a quick refusal's cut moved the knee
+//! down (a quota fell), a round served at or above the new knee shows the quota has room again,
+//! and the step is then at least the whole way back to the level served before the fall (see
+//! `Knee::return_gap`). A congestion signal or a round whose rate did
 //! not follow returns it to one step per round (the caller says so with [`Probe::restart`]); a
 //! sample in the hold band does not grow and does not count, which on a noisy dependency is
 //! the difference between finding a returned quota and not (a quarter of the healthy calls of
@@ -130,6 +133,9 @@ pub(crate) struct Probe {
     /// Successes in a row below the band, and the slowest of them (µs).
     low_run: u32,
     low_max: u32,
+    /// Whether the last round judged (one that added a whole unit of limit) served its added
+    /// concurrency; false after a restart.
+    followed: bool,
 }
 
 /// A drain is due after this long without a success at or below the baseline: 5 s, fixed, not
@@ -155,6 +161,7 @@ impl Probe {
             drain_left: 0,
             low_run: 0,
             low_max: 0,
+            followed: false,
         }
     }
 
@@ -257,7 +264,8 @@ impl Probe {
         // A round that added no whole unit of limit says nothing about the added concurrency:
         // the step stays as it is.
         if self.last_limit != 0 && self.round_limit > self.last_limit {
-            if !self.served(micros) {
+            self.followed = self.served(micros);
+            if !self.followed {
                 self.shift = 0;
             } else if limit >= knee && (2u32 << self.shift) <= limit / MAX_STEP_SHARE {
                 self.shift += 1;
@@ -266,6 +274,12 @@ impl Probe {
         self.last_limit = self.round_limit;
         self.last_micros = micros;
         self.start(limit, elapsed);
+    }
+
+    /// Whether the last round judged served its added concurrency (see [`Probe::round_end`]):
+    /// the dependency had room above the limit it started at.
+    pub(crate) const fn followed(&self) -> bool {
+        self.followed
     }
 
     /// Whether the round that took `micros` served its added concurrency: with `l0, d0` the
@@ -286,6 +300,7 @@ impl Probe {
     /// one to compare: after a sample that did not allow growth.
     pub(crate) fn restart(&mut self, limit: u32, elapsed: u64) {
         self.shift = 0;
+        self.followed = false;
         self.last_limit = 0;
         self.start(limit, elapsed);
     }
