@@ -335,6 +335,16 @@ fn busy_round<C: Controller>(c: &mut C, at: u64, in_flight: u32, ok: u32) {
     }
 }
 
+/// The fixed-point AIMD with the growth probe and the compact one, both starting at `initial`
+/// within `[1, 64]`, to run side by side.
+fn probing_and_compact(initial: u32) -> (AimdFixed, AimdFixedCompact) {
+    let config = AimdConfig::default().initial(initial).bounds(1, 64);
+    (
+        AimdFixed::new(config).unwrap(),
+        AimdFixedCompact::new(config).unwrap(),
+    )
+}
+
 #[test]
 fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_the_knee() {
     /// Rounds under a quota of `quota` concurrent calls: the limits after each.
@@ -348,11 +358,7 @@ fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_
             })
             .collect()
     }
-    let config = AimdConfig::default().initial(50).bounds(1, 64);
-    let (mut probing, mut compact) = (
-        AimdFixed::new(config).unwrap(),
-        AimdFixedCompact::new(config).unwrap(),
-    );
+    let (mut probing, mut compact) = probing_and_compact(50);
     let (mut t, mut tc) = (0, 0);
     // A quota of 50 calls: the third round tries 51, one call is refused, and the cut by the
     // backoff leaves 42 (51 x 0.8, and the growth of the round's successes before it), the
@@ -1098,11 +1104,7 @@ fn a_round_below_the_band_scales_the_limit_by_the_corrected_baseline() {
             })
             .collect()
     }
-    let config = AimdConfig::default().initial(13).bounds(1, 64);
-    let (mut probing, mut compact) = (
-        AimdFixed::new(config).unwrap(),
-        AimdFixedCompact::new(config).unwrap(),
-    );
+    let (mut probing, mut compact) = probing_and_compact(13);
     let (mut t, mut tc) = (0, 0);
     // A baseline learned on a queue others keep: 144 ms.
     calls(&mut probing, &mut t, 40, 144);
