@@ -1093,45 +1093,74 @@ fn a_round_below_the_band_lowers_an_inflated_baseline() {
 
 #[test]
 fn a_round_below_the_band_scales_the_limit_by_the_corrected_baseline() {
-    /// `n` calls of `ms`, one after another, each admitted with one call in flight (too few
-    /// for growth): the changes.
-    fn calls<C: Controller>(c: &mut C, t: &mut u64, n: usize, ms: u64) -> Vec<Change> {
-        (0..n)
-            .map(|_| {
-                let change = complete_with(c, *t, ms * MS, 1);
-                *t += ms * MS;
-                change
-            })
-            .collect()
-    }
     let (mut probing, mut compact) = probing_and_compact(13);
     let (mut t, mut tc) = (0, 0);
     // A baseline learned on a queue others keep: 144 ms.
-    calls(&mut probing, &mut t, 40, 144);
-    calls(&mut compact, &mut tc, 40, 144);
+    one_at_a_time(&mut probing, &mut t, 40, 144 * MS);
+    one_at_a_time(&mut compact, &mut tc, 40, 144 * MS);
     assert_eq!(probing.baseline_micros(), Some(144_000));
     assert_eq!((probing.limit(), compact.limit()), (13, 13));
     // Their drain shows 120 ms, under 10/11 of it, for a whole round of the limit (13 calls,
     // before the rolling median of 32 moves): the last one lowers the baseline to 120 ms and
     // scales the limit by 120 / 144, to 10.8.
-    let changes = calls(&mut probing, &mut t, 13, 120);
+    let changes = one_at_a_time(&mut probing, &mut t, 13, 120 * MS);
     assert_eq!(&changes[..12], &[Change::Unchanged; 12]);
     assert_eq!(changes[12], Change::Decreased);
     assert_eq!(probing.baseline_micros(), Some(120_000));
     assert_eq!(probing.limit(), 10);
     // The compact AIMD has no low rounds: its baseline falls only with its rolling median.
-    calls(&mut compact, &mut tc, 13, 120);
+    one_at_a_time(&mut compact, &mut tc, 13, 120 * MS);
     assert_eq!(
         (compact.limit(), compact.baseline_micros()),
         (13, Some(144_000))
     );
     // Another whole round at 120 ms is not under 10/11 of the new baseline: nothing more.
     assert!(
-        calls(&mut probing, &mut t, 40, 120)
+        one_at_a_time(&mut probing, &mut t, 40, 120 * MS)
             .iter()
             .all(|&c| c == Change::Unchanged)
     );
     assert_eq!(probing.limit(), 10);
+}
+
+/// `n` calls of `micros`, one after another, each admitted with one call in flight (too few
+/// for growth): the changes.
+fn one_at_a_time<C: Controller>(c: &mut C, t: &mut u64, n: usize, micros: u64) -> Vec<Change> {
+    (0..n)
+        .map(|_| {
+            let change = complete_with(c, *t, micros, 1);
+            *t += micros;
+            change
+        })
+        .collect()
+}
+
+#[test]
+fn a_round_under_the_baseline_floor_is_the_clocks_resolution_not_a_queue() {
+    // A baseline of 900 µs, under the floor of 1 ms: its thresholds are the floor's, and a
+    // round of calls at 500 µs moves neither the limit nor the baseline.
+    let (mut probing, _) = probing_and_compact(13);
+    let mut t = 0;
+    one_at_a_time(&mut probing, &mut t, 40, 900);
+    assert_eq!(probing.baseline_micros(), Some(900));
+    let changes = one_at_a_time(&mut probing, &mut t, 13, 500);
+    assert!(
+        changes.iter().all(|&c| c == Change::Unchanged),
+        "{changes:?}"
+    );
+    assert_eq!(
+        (probing.limit(), probing.baseline_micros()),
+        (13, Some(900))
+    );
+    // A baseline of 3 ms and a round at 500 µs: the thresholds move from 3 ms down to the
+    // floor's 1 ms, so the limit is scaled by 1/3 (13 to 4.3), not by 1/6; the baseline
+    // remembered is what the calls showed.
+    let (mut probing, _) = probing_and_compact(13);
+    let mut t = 0;
+    one_at_a_time(&mut probing, &mut t, 40, 3 * MS);
+    let changes = one_at_a_time(&mut probing, &mut t, 13, 500);
+    assert_eq!(changes[12], Change::Decreased);
+    assert_eq!((probing.limit(), probing.baseline_micros()), (4, Some(500)));
 }
 
 #[test]

@@ -738,12 +738,21 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let Some(low) = probe.success(latency, baseline, whole, elapsed) else {
             return false;
         };
+        // Below the baseline floor latencies are compared with the floor (see `judge`): a
+        // baseline there moves no threshold, and what a round of calls under it shows is the
+        // clock's resolution, not a queue; a new baseline under the floor moves the thresholds
+        // down to the floor only.
+        let floor = self.config.baseline_floor_micros;
+        if baseline <= floor {
+            return false;
+        }
         self.low_medians.push(Instant::from_micros(elapsed), low);
         if !fresh {
             return false; // a stale sample never decreases the limit
         }
         // low / baseline in 16.16, below 1: every call of the round was under 10/11 of it.
-        let bits = crate::num::divide::div_u64(low << 16, u64::from(baseline.max(1)));
+        let low = low.max(u64::from(floor));
+        let bits = crate::num::divide::div_u64(low << 16, u64::from(baseline));
         let factor = Ratio::from_bits(u32::try_from(bits).unwrap_or(u32::MAX).min(65_535));
         probe.scale_saved(factor);
         let scaled = self
