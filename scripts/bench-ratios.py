@@ -18,6 +18,7 @@ rows = [
     ("  vs async-lock", "uncontended", "limiter", "async-lock-semaphore", ""),
     ("  bookkeeping only (no clock read)", "uncontended", "limiter-without-clock", "tokio-semaphore", ""),
     ("full cycle with record", "cycle", "limiter", "floor", "<= 1.25 (floor: + 2 clock reads)"),
+    ("  the same with Fixed(8), vs the floor", "cycle", "limiter-fixed", "floor", ""),
     ("  vs congestion-limiter's cycle", "cycle", "limiter", "congestion-limiter", "<= 0.6"),
     ("  vs tokio's semaphore alone", "cycle", "limiter", "tokio-semaphore", ""),
     ("contended, limit 8: Fixed(8)", "contended", "limiter-fixed-8", "tokio-semaphore", "<= 1.0 (throughput >= 1.0)"),

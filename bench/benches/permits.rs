@@ -9,7 +9,9 @@
 //! - `cycle/*`: `try_acquire`, record a success, release: the whole life of a permit. `floor`
 //!   is tokio's semaphore plus the two clock reads a latency-measuring limiter cannot avoid;
 //!   `congestion-limiter` is that crate's `DefaultLimiter` over its AIMD, `try_acquire` and
-//!   `release` with a success, each future polled once (both are ready at once).
+//!   `release` with a success, each future polled once (both are ready at once);
+//!   `limiter-fixed` is the same cycle with a `Fixed(8)` controller: the gate and the clock
+//!   reads without a controller's work.
 //!
 //! The controller under test is the std adapters' default, `AimdF32`. tokio's clock is the one
 //! users get: nothing in this crate enables tokio's `test-util` (run it alone, `-p
@@ -142,6 +144,12 @@ fn cycle(c: &mut Criterion) {
     let ours = limiter();
     g.bench_function("limiter", |b| {
         b.iter(|| black_box(ours.try_acquire().unwrap()).success());
+    });
+    // The same gate and clock with a controller that does nothing per sample: what the
+    // controller's sample costs is `limiter` less this.
+    let fixed = Limiter::new(Fixed::new(LIMIT).unwrap());
+    g.bench_function("limiter-fixed", |b| {
+        b.iter(|| black_box(fixed.try_acquire().unwrap()).success());
     });
     let peer = DefaultLimiter::new(PeerAimd::new_with_initial_limit(LIMIT as usize));
     g.bench_function("congestion-limiter", |b| {

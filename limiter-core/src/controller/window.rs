@@ -2,8 +2,8 @@
 //!
 //! [`MedianWindow`] keeps each sample in 16 bits (see [`MedianWindow::push`]): exact below
 //! 4,096 µs, rounded down to 12 significant bits above (a relative error under 0.05 %), up to
-//! about 71 minutes. A median over latencies needs no more, and a 32-sample window costs 100
-//! bytes instead of 164.
+//! about 71 minutes. A median over latencies needs no more, and a 32-sample window's samples
+//! and order cost 96 bytes instead of 160.
 
 use crate::num::saturating_u32;
 
@@ -43,12 +43,16 @@ const fn decode(code: u16) -> u32 {
     }
 }
 
-/// The last `N` latency samples, with their median and any quantile in O(1).
+/// The last `N` latency samples, with their median and any quantile.
 ///
 /// A ring buffer remembers arrival order, so the oldest sample is evicted first; an array of
-/// one-byte ring indices, kept in the samples' ascending order, answers order statistics by
-/// indexing. An update moves one index past its neighbours to its new place: O(N) in the worst
-/// case, no allocation, and no panic path. `N` must be at least 1 and at most 256.
+/// one-byte ring indices in the samples' ascending order answers order statistics by indexing.
+/// A [`push`](Self::push) writes the ring and moves the new sample's index to its place in
+/// the order with an insertion pass: O(N) comparisons plus its moves; reads are O(1). (Within
+/// the crate, a controller that needs the median only when it could fall below a remembered
+/// one pushes without ordering and counts the samples below that mark instead; the order is
+/// then settled only when the count says the median could be below it.) No allocation and no
+/// panic path. `N` must be at least 1 and at most 256.
 ///
 /// Samples are stored in 16 bits: exact up to 4,095 µs, and above that rounded down to their
 /// 12 most significant bits, so what the window reports is at most 0.05 % below what was
@@ -71,12 +75,48 @@ const fn decode(code: u16) -> u32 {
 /// ```
 #[derive(Clone, Debug)]
 pub struct MedianWindow<const N: usize> {
-    /// Sample codes in arrival order; `ring[head]` is the oldest once the window is full.
+    /// Sample codes in arrival order; `ring[head]` is the oldest once the window is full. While
+    /// the window is not full, `head` is 0 and the samples are `ring[..len]`.
     ring: [u16; N],
-    /// Ring slots in ascending order of their samples; only `order[..len]` is meaningful.
+    /// Ring slots in ascending order of their samples as of the last settle; `order[..len]` holds
+    /// every slot in use, those recorded since out of place.
     order: [u8; N],
     head: u16,
     len: u16,
+    /// Whether a sample was recorded since the order was last settled.
+    unsettled: bool,
+    /// The mark the samples are counted below (see [`set_mark`](Self::set_mark)), `NO_MARK`
+    /// if none.
+    mark: u32,
+    /// The samples held below the mark, if there is one.
+    below: u16,
+}
+
+/// No mark: `u32::MAX`, above every sample a window keeps.
+const NO_MARK: u32 = u32::MAX;
+
+/// Whether [`MedianWindow::push_marked`] leaves the order for a later settle. Not on
+/// microcontrollers: there it orders at once, as `push` does, so no read ever finds the order
+/// unsettled and the code for such reads (about 130 bytes on a Cortex-M0) is left out.
+pub(crate) const LAZY_ORDER: bool = !cfg!(target_os = "none");
+
+/// Sorts `order` (ring slots) by the codes `ring` holds for them: an insertion pass, which
+/// moves only the slots out of place (O(len) for a sorted order, plus each move).
+fn settle_order<const N: usize>(ring: &[u16; N], order: &mut [u8]) {
+    let key = |slot: u8| ring[usize::from(slot) % N];
+    for next in 1..order.len() {
+        // Swaps `slot` down past every slot above it (equal codes keep their order); the
+        // common case, already in place, costs one comparison. Swaps rather than a shift of
+        // the run: no `memmove` in a firmware.
+        let mut at = next;
+        while let Some([lower, upper]) = order.get_mut(at.wrapping_sub(1)..=at) {
+            if key(*lower) <= key(*upper) {
+                break;
+            }
+            core::mem::swap(lower, upper);
+            at -= 1;
+        }
+    }
 }
 
 impl<const N: usize> Default for MedianWindow<N> {
@@ -96,6 +136,9 @@ impl<const N: usize> MedianWindow<N> {
             order: [0; N],
             head: 0,
             len: 0,
+            unsettled: false,
+            mark: NO_MARK,
+            below: 0,
         }
     }
 
@@ -118,44 +161,70 @@ impl<const N: usize> MedianWindow<N> {
     pub fn clear(&mut self) {
         self.head = 0;
         self.len = 0;
+        self.unsettled = false;
+        self.below = 0;
+    }
+
+    /// Brings the order up to date with the samples recorded since it last was (by
+    /// [`push_marked`](Self::push_marked)), so that reads are O(1) again.
+    pub(crate) fn settle(&mut self) {
+        if self.unsettled {
+            let len = usize::from(self.len).min(N);
+            settle_order(&self.ring, &mut self.order[..len]);
+            self.unsettled = false;
+        }
     }
 
     /// The `rank`-th smallest sample held (0-based; `rank < len`). One copy on bare metal,
     /// where flash counts (48 bytes less on a Cortex-M0 firmware, `bash scripts/footprint.sh`);
-    /// inlined elsewhere, where the median is read on every sample.
+    /// inlined elsewhere.
     #[cfg_attr(target_os = "none", inline(never))]
     fn at_rank(&self, rank: usize) -> u32 {
+        if LAZY_ORDER && self.unsettled {
+            return self.at_rank_unsettled(rank);
+        }
         // Both indices are below `N` already; the modulo only lets the compiler see it, so no
         // bounds check (and no panic path) is left in the firmware.
         decode(self.ring[usize::from(self.order[rank % N]) % N])
     }
 
-    /// Moves the ring index at `order[at]`, whose sample just changed, to its place among
-    /// `order[..len]` (which is otherwise sorted) by swapping it past its neighbours.
-    fn reorder(&mut self, at: usize, len: usize) {
-        let ring = &self.ring;
-        let key = |i: u8| ring[usize::from(i) % N];
-        let order = &mut self.order[..len.min(N)];
-        // Swaps the pair starting at `first` if it is out of order; false if it is not (or
-        // does not exist).
-        let mut swap_if_above = |first: usize| match order.get_mut(first..first + 2) {
-            Some([lower, upper]) if key(*lower) > key(*upper) => {
-                core::mem::swap(lower, upper);
-                true
-            }
-            _ => false,
-        };
-        let mut at = at;
-        if at > 0 && swap_if_above(at - 1) {
-            at -= 1;
-            while at > 0 && swap_if_above(at - 1) {
-                at -= 1;
-            }
-        } else {
-            while swap_if_above(at) {
-                at += 1;
+    /// The `rank`-th smallest sample of a window whose order is not settled (read through a
+    /// shared reference between a [`push_marked`](Self::push_marked) and the next settle): the
+    /// sample with at most `rank` samples below it and more than `rank` at or below it. O(N²),
+    /// and seldom: the controller settles before it reads.
+    fn at_rank_unsettled(&self, rank: usize) -> u32 {
+        let held = &self.ring[..usize::from(self.len).min(N)];
+        let mut found = 0;
+        for &code in held {
+            let below = held.iter().filter(|&&other| other < code).count();
+            let at_or_below = held.iter().filter(|&&other| other <= code).count();
+            if below <= rank && rank < at_or_below {
+                found = code;
             }
         }
+        decode(found)
+    }
+
+    /// Writes a sample's code into the ring, evicting the oldest if full (returned); the order
+    /// is left for the next settle.
+    fn record(&mut self, code: u16) -> Option<u16> {
+        let len = self.len as usize;
+        self.unsettled = true;
+        if len < N {
+            // A new slot (`head` is 0 until the window is full), appended to the order: the
+            // next settle moves it to its place.
+            self.ring[len % N] = code;
+            // `len < N <= 256` (checked at compile time), so it fits a byte.
+            self.order[len % N] = len as u8;
+            self.len += 1;
+            return None;
+        }
+        // Full: the oldest slot takes the new sample, in its old place in the order until the
+        // next settle.
+        let slot = self.head as usize % N;
+        let evicted = core::mem::replace(&mut self.ring[slot], code);
+        self.head = ((slot + 1) % N) as u16;
+        Some(evicted)
     }
 
     /// Adds a sample in microseconds, evicting the oldest if full. It is kept exactly below
@@ -170,25 +239,67 @@ impl<const N: usize> MedianWindow<N> {
     /// assert_eq!(w.max(), Some(999_936));
     /// ```
     pub fn push(&mut self, micros: u64) {
-        let sample = encode(saturating_u32(micros));
-        let len = self.len as usize;
-        if len < N {
-            // A new slot, appended to the order and moved down to its place.
-            let slot = (self.head as usize + len) % N;
-            self.ring[slot] = sample;
-            // `slot < N <= 256` (checked at compile time), so it fits a byte.
-            self.order[len] = slot as u8;
-            self.len += 1;
-            self.reorder(len, len + 1);
+        self.record(encode(saturating_u32(micros)));
+        self.settle();
+        // The count below a mark is kept by `push_marked` only.
+        self.mark = NO_MARK;
+    }
+
+    /// Adds a sample as [`push`](Self::push) does, and keeps the count of samples below the
+    /// mark, without ordering: O(1). The order waits for [`settle`](Self::settle), which
+    /// [`median_if_below_mark`](Self::median_if_below_mark) calls only when the count leaves
+    /// the answer open.
+    pub(crate) fn push_marked(&mut self, micros: u64) {
+        let code = encode(saturating_u32(micros));
+        let evicted = self.record(code);
+        if !LAZY_ORDER {
+            self.settle();
+        }
+        let mark = self.mark;
+        if mark != NO_MARK {
+            let left = evicted.is_some_and(|old| decode(old) < mark);
+            let came = decode(code) < mark;
+            self.below = (self.below + u16::from(came)).wrapping_sub(u16::from(left));
+        }
+    }
+
+    /// Sets the mark the window counts its samples below, so that
+    /// [`median_if_below_mark`](Self::median_if_below_mark) can tell in O(1) whether the
+    /// median could be below it. Counts the samples again only if the mark changed. The count
+    /// is kept by [`push_marked`](Self::push_marked); [`push`](Self::push) forgets the mark.
+    pub(crate) fn set_mark(&mut self, mark: Option<u32>) {
+        // A mark of `u32::MAX` is no mark: every sample and every median is below it.
+        let mark = mark.unwrap_or(NO_MARK);
+        if mark == self.mark {
             return;
         }
-        // Full: the oldest slot takes the new sample and moves to its new place in the order.
-        let slot = self.head as usize % N;
-        self.ring[slot] = sample;
-        if let Some(at) = self.order.iter().position(|&i| usize::from(i) == slot) {
-            self.reorder(at, N);
+        self.mark = mark;
+        let len = usize::from(self.len).min(N);
+        let below = self.ring[..len]
+            .iter()
+            .filter(|&&code| decode(code) < mark)
+            .count();
+        // At most `N <= 256`.
+        self.below = below as u16;
+    }
+
+    /// The median, if it is below the mark ([`set_mark`](Self::set_mark); any median if there
+    /// is none); the order is settled only when the count of samples below the mark leaves the
+    /// answer open.
+    ///
+    /// Why a count answers: an odd number `len` of samples has its median below the mark exactly
+    /// when more than `len / 2` of them are; an even number when the upper middle one is (more
+    /// than `len / 2` below), never when the lower middle one is not (fewer than `len / 2`), and
+    /// with exactly `len / 2` below, the mean of the two middle ones decides.
+    pub(crate) fn median_if_below_mark(&mut self) -> Option<u32> {
+        let (len, below) = (usize::from(self.len), usize::from(self.below));
+        if self.mark != NO_MARK && (below < len / 2 || (below == len / 2 && len % 2 == 1)) {
+            return None;
         }
-        self.head = ((slot + 1) % N) as u16;
+        self.settle();
+        let median = self.median()?;
+        // Every median is below `NO_MARK`: the largest sample kept is 0xFFF0_0000.
+        (median < self.mark).then_some(median)
     }
 
     /// The median: the middle sample, or the mean of the two middle samples (rounded down).
@@ -255,9 +366,7 @@ impl<const N: usize> MedianWindow<N> {
 
     /// The samples held, ascending.
     pub fn sorted(&self) -> impl Iterator<Item = u32> + '_ {
-        self.order[..self.len as usize]
-            .iter()
-            .map(|&i| decode(self.ring[usize::from(i) % N]))
+        (0..self.len as usize).map(|rank| self.at_rank(rank))
     }
 }
 
@@ -332,6 +441,11 @@ impl WindowedMin {
             self.epoch_start = now;
         }
         self.current = None;
+    }
+
+    /// The minimum of the current epoch alone.
+    pub(crate) const fn current(&self) -> Option<u32> {
+        self.current
     }
 
     /// The minimum over the current and previous epochs.
@@ -425,6 +539,92 @@ mod tests {
                 assert_eq!(w.quantile_permille(p), Some(sorted[rank - 1]));
             }
         }
+    }
+
+    /// Pushes (with and without the count), settles, clears and marks in a random mix: after
+    /// each step the count below the mark, the median if below it, and every read on the
+    /// unsettled and the settled window equal what sorting the samples gives.
+    fn check_marks<const N: usize>(seed: u64, range: u64) {
+        let mut w = MedianWindow::<N>::new();
+        let mut reference: Vec<u32> = Vec::new();
+        let mut mark: Option<u32> = None;
+        let mut rng = seed;
+        for _ in 0..if cfg!(miri) { 200 } else { 5_000 } {
+            let roll = xorshift(&mut rng) % 100;
+            let v = xorshift(&mut rng) % range;
+            match roll {
+                0 => {
+                    w.clear();
+                    reference.clear();
+                }
+                1..=10 => {
+                    // Often a value held (a mark at a sample), sometimes any or none.
+                    mark = match roll {
+                        1 => None,
+                        2..=5 => Some(u32::try_from(v).unwrap_or(u32::MAX)),
+                        _ => reference.get(v as usize % N).copied().or(Some(0)),
+                    };
+                    w.set_mark(mark);
+                }
+                11..=20 => w.settle(),
+                21..=25 => {
+                    // A plain push forgets the mark.
+                    w.push(v);
+                    mark = None;
+                    reference.push(kept(v));
+                    if reference.len() > N {
+                        reference.remove(0);
+                    }
+                }
+                _ => {
+                    w.push_marked(v);
+                    reference.push(kept(v));
+                    if reference.len() > N {
+                        reference.remove(0);
+                    }
+                }
+            }
+            let mut sorted = reference.clone();
+            sorted.sort_unstable();
+            assert_eq!(w.mark, mark.unwrap_or(u32::MAX));
+            if let Some(m) = mark {
+                let below = sorted.iter().filter(|&&s| s < m).count();
+                assert_eq!(usize::from(w.below), below, "{sorted:?} below {m}");
+            }
+            let n = sorted.len();
+            let median = (n > 0).then(|| {
+                if n % 2 == 1 {
+                    sorted[n / 2]
+                } else {
+                    u64::midpoint(u64::from(sorted[n / 2 - 1]), u64::from(sorted[n / 2])) as u32
+                }
+            });
+            assert_eq!(w.median(), median);
+            let rank = v as usize % N;
+            assert_eq!(w.quantile_permille(0), sorted.first().copied());
+            if rank < n {
+                assert_eq!(w.at_rank(rank), sorted[rank]);
+            }
+            let mut settled = w.clone();
+            settled.settle();
+            assert!(settled.sorted().eq(sorted.iter().copied()));
+            let expected = median.filter(|&m| mark.is_none_or(|mark| m < mark));
+            assert_eq!(
+                w.clone().median_if_below_mark(),
+                expected,
+                "{sorted:?} {mark:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_count_below_a_mark_answers_whether_the_median_is_below_it() {
+        check_marks::<1>(11, 10);
+        check_marks::<2>(12, 5);
+        check_marks::<7>(13, 20);
+        check_marks::<32>(14, 50);
+        check_marks::<32>(15, 10_000_000);
+        check_marks::<33>(16, 3);
     }
 
     #[test]
