@@ -19,7 +19,7 @@ use crate::time::timeline::{MAX_TIME_STEP_MICROS, Timeline};
 const fn micros_u32(duration: Duration) -> u32 {
     saturating_u32(duration_to_micros(duration))
 }
-use crate::controller::window::{LAZY_ORDER, MedianWindow, WindowedMin};
+use crate::controller::window::{BelowMark, LAZY_ORDER, MedianWindow, WindowedMin};
 use crate::num::ratio::Ratio;
 use crate::signal::outcome::Outcome;
 use crate::time::clock::Instant;
@@ -419,6 +419,9 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32, const PROBES: usize = 
     config: AimdConfig,
     limit: V,
     window: MedianWindow<N>,
+    /// The window's samples below this period's lowest remembered median, with the probe (see
+    /// [`COUNTED`](Self::COUNTED)).
+    below_mark: [BelowMark; PROBES],
     /// The lowest recent medians, for a [`LatencySignal::Baseline`] with memory.
     low_medians: WindowedMin,
     epoch: Epoch,
@@ -520,6 +523,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             config,
             limit,
             window: MedianWindow::new(),
+            below_mark: [BelowMark::new(); PROBES],
             low_medians: WindowedMin::new(Duration::from_micros(memory_micros)),
             epoch: Epoch(0),
             timeline: Timeline::new(),
@@ -626,27 +630,22 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
     }
 
-    /// Remembers the current median once it is trusted (the window holds `min_samples`), with
-    /// memory only (nothing reads the remembered medians without).
+    /// Remembers the current median once it is trusted (the window holds `min_samples`).
     ///
     /// Only a median below the current period's lowest changes what is remembered; where
     /// [`COUNTED`](Self::COUNTED), the window counts its samples below that one (its mark), and
     /// its order is needed only when the count says the median could be below it, which on a
     /// steady dependency is seldom: a push then costs a comparison or two instead of a reorder
     /// (`valgrind --tool=callgrind` on the bench crate's `cycle` example: 830 instructions per
-    /// permit's cycle before, 681 with the count; the floor of a semaphore and two clock reads
+    /// permit's cycle before, 675 with the count; the floor of a semaphore and two clock reads
     /// is 363).
     fn remember_median(&mut self, now: Instant) {
-        if let LatencySignal::Baseline {
-            min_samples,
-            memory_micros,
-            ..
-        } = self.config.signal
-        {
-            if memory_micros > 0 && self.window.len() >= usize::from(min_samples) {
-                let median = if Self::COUNTED {
-                    self.window.set_mark(self.low_medians.current());
-                    self.window.median_if_below_mark()
+        if let LatencySignal::Baseline { min_samples, .. } = self.config.signal {
+            if self.window.len() >= usize::from(min_samples) {
+                let counted = self.below_mark.first_mut().filter(|_| Self::COUNTED);
+                let median = if let Some(count) = counted {
+                    count.set(&self.window, self.low_medians.current());
+                    self.window.median_if_below(*count)
                 } else {
                     // An ordered window and its median each time.
                     self.window.median()
@@ -977,10 +976,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                     self.low_medians.clear();
                 }
                 if !congested || at_floor {
-                    if Self::COUNTED {
-                        self.window.push_marked(latency);
-                    } else {
-                        self.window.push(latency);
+                    match self.below_mark.first_mut().filter(|_| Self::COUNTED) {
+                        Some(count) => self.window.push_counted(latency, count),
+                        None => self.window.push(latency),
                     }
                     self.remember_median(mono);
                 }

@@ -47,8 +47,8 @@ const fn decode(code: u16) -> u32 {
 ///
 /// A ring buffer remembers arrival order, so the oldest sample is evicted first; an array of
 /// one-byte ring indices in the samples' ascending order answers order statistics by indexing.
-/// A [`push`](Self::push) writes the ring and moves the new sample's index to its place in
-/// the order with an insertion pass: O(N) comparisons plus its moves; reads are O(1). (Within
+/// A [`push`](Self::push) writes the ring and moves the new sample's index past its neighbours
+/// to its place in the order: O(N) in the worst case; reads are O(1). (Within
 /// the crate, a controller that needs the median only when it could fall below a remembered
 /// one pushes without ordering and counts the samples below that mark instead; the order is
 /// then settled only when the count says the median could be below it.) No allocation and no
@@ -85,39 +85,56 @@ pub struct MedianWindow<const N: usize> {
     len: u16,
     /// Whether a sample was recorded since the order was last settled.
     unsettled: bool,
-    /// The mark the samples are counted below (see [`set_mark`](Self::set_mark)), `NO_MARK`
-    /// if none.
+}
+
+/// A count of a [`MedianWindow`]'s samples below a mark, which tells in O(1) whether the
+/// window's median could be below it (see [`MedianWindow::median_if_below`]). It belongs to
+/// one window, all of whose samples come through [`MedianWindow::push_counted`] with it; kept
+/// apart from the window so that a window without a mark (the compact AIMD's, on a
+/// microcontroller) carries none of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BelowMark {
+    /// The mark, `NO_MARK` if none.
     mark: u32,
-    /// The samples held below the mark, if there is one.
+    /// The window's samples below the mark, if there is one.
     below: u16,
+}
+
+impl BelowMark {
+    /// No mark.
+    pub(crate) const fn new() -> Self {
+        BelowMark {
+            mark: NO_MARK,
+            below: 0,
+        }
+    }
+
+    /// Sets the mark (none: every sample and every median is below it) and counts `window`'s
+    /// samples below it, if it changed.
+    pub(crate) fn set<const N: usize>(&mut self, window: &MedianWindow<N>, mark: Option<u32>) {
+        // A mark of `u32::MAX` is no mark: every sample kept is below it.
+        let mark = mark.unwrap_or(NO_MARK);
+        if mark == self.mark {
+            return;
+        }
+        self.mark = mark;
+        let len = usize::from(window.len).min(N);
+        let below = window.ring[..len]
+            .iter()
+            .filter(|&&code| decode(code) < mark)
+            .count();
+        // At most `N <= 256`.
+        self.below = below as u16;
+    }
 }
 
 /// No mark: `u32::MAX`, above every sample a window keeps.
 const NO_MARK: u32 = u32::MAX;
 
-/// Whether [`MedianWindow::push_marked`] leaves the order for a later settle. Not on
+/// Whether [`MedianWindow::push_counted`] leaves the order for a later settle. Not on
 /// microcontrollers: there it orders at once, as `push` does, so no read ever finds the order
 /// unsettled and the code for such reads (about 130 bytes on a Cortex-M0) is left out.
 pub(crate) const LAZY_ORDER: bool = !cfg!(target_os = "none");
-
-/// Sorts `order` (ring slots) by the codes `ring` holds for them: an insertion pass, which
-/// moves only the slots out of place (O(len) for a sorted order, plus each move).
-fn settle_order<const N: usize>(ring: &[u16; N], order: &mut [u8]) {
-    let key = |slot: u8| ring[usize::from(slot) % N];
-    for next in 1..order.len() {
-        // Swaps `slot` down past every slot above it (equal codes keep their order); the
-        // common case, already in place, costs one comparison. Swaps rather than a shift of
-        // the run: no `memmove` in a firmware.
-        let mut at = next;
-        while let Some([lower, upper]) = order.get_mut(at.wrapping_sub(1)..=at) {
-            if key(*lower) <= key(*upper) {
-                break;
-            }
-            core::mem::swap(lower, upper);
-            at -= 1;
-        }
-    }
-}
 
 impl<const N: usize> Default for MedianWindow<N> {
     fn default() -> Self {
@@ -137,8 +154,6 @@ impl<const N: usize> MedianWindow<N> {
             head: 0,
             len: 0,
             unsettled: false,
-            mark: NO_MARK,
-            below: 0,
         }
     }
 
@@ -162,15 +177,17 @@ impl<const N: usize> MedianWindow<N> {
         self.head = 0;
         self.len = 0;
         self.unsettled = false;
-        self.below = 0;
     }
 
     /// Brings the order up to date with the samples recorded since it last was (by
-    /// [`push_marked`](Self::push_marked)), so that reads are O(1) again.
+    /// [`push_counted`](Self::push_counted)), so that reads are O(1) again.
     pub(crate) fn settle(&mut self) {
         if self.unsettled {
-            let len = usize::from(self.len).min(N);
-            settle_order(&self.ring, &mut self.order[..len]);
+            // An insertion sort: each index in turn moves down past the ones before it that
+            // are above it (one comparison for an index already in place).
+            for at in 1..usize::from(self.len) {
+                self.reorder(at, at + 1);
+            }
             self.unsettled = false;
         }
     }
@@ -189,7 +206,7 @@ impl<const N: usize> MedianWindow<N> {
     }
 
     /// The `rank`-th smallest sample of a window whose order is not settled (read through a
-    /// shared reference between a [`push_marked`](Self::push_marked) and the next settle): the
+    /// shared reference between a [`push_counted`](Self::push_counted) and the next settle): the
     /// sample with at most `rank` samples below it and more than `rank` at or below it. O(N²),
     /// and seldom: the controller settles before it reads.
     fn at_rank_unsettled(&self, rank: usize) -> u32 {
@@ -205,8 +222,38 @@ impl<const N: usize> MedianWindow<N> {
         decode(found)
     }
 
+    /// Moves the ring index at `order[at]`, whose sample just changed, to its place among
+    /// `order[..len]` (which is otherwise sorted) by swapping it past its neighbours. One copy
+    /// on bare metal, where flash counts.
+    #[cfg_attr(target_os = "none", inline(never))]
+    fn reorder(&mut self, at: usize, len: usize) {
+        let ring = &self.ring;
+        let key = |i: u8| ring[usize::from(i) % N];
+        let order = &mut self.order[..len.min(N)];
+        // Swaps the pair starting at `first` if it is out of order; false if it is not (or
+        // does not exist).
+        let mut swap_if_above = |first: usize| match order.get_mut(first..first + 2) {
+            Some([lower, upper]) if key(*lower) > key(*upper) => {
+                core::mem::swap(lower, upper);
+                true
+            }
+            _ => false,
+        };
+        let mut at = at;
+        if at > 0 && swap_if_above(at - 1) {
+            at -= 1;
+            while at > 0 && swap_if_above(at - 1) {
+                at -= 1;
+            }
+        } else {
+            while swap_if_above(at) {
+                at += 1;
+            }
+        }
+    }
+
     /// Writes a sample's code into the ring, evicting the oldest if full (returned); the order
-    /// is left for the next settle.
+    /// is left for the next settle (for `push_counted`).
     fn record(&mut self, code: u16) -> Option<u16> {
         let len = self.len as usize;
         self.unsettled = true;
@@ -239,67 +286,66 @@ impl<const N: usize> MedianWindow<N> {
     /// assert_eq!(w.max(), Some(999_936));
     /// ```
     pub fn push(&mut self, micros: u64) {
-        self.record(encode(saturating_u32(micros)));
-        self.settle();
-        // The count below a mark is kept by `push_marked` only.
-        self.mark = NO_MARK;
+        if LAZY_ORDER {
+            self.settle(); // after samples added by `push_counted`
+        }
+        let sample = encode(saturating_u32(micros));
+        let len = self.len as usize;
+        if len < N {
+            // A new slot (`head` is 0 until the window is full), appended to the order and
+            // moved down to its place.
+            let slot = (self.head as usize + len) % N;
+            self.ring[slot] = sample;
+            // `slot < N <= 256` (checked at compile time), so it fits a byte.
+            self.order[len] = slot as u8;
+            self.len += 1;
+            self.reorder(len, len + 1);
+            return;
+        }
+        // Full: the oldest slot takes the new sample and moves from its place in the order to
+        // its new one.
+        let slot = self.head as usize % N;
+        self.ring[slot] = sample;
+        if let Some(at) = self.order.iter().position(|&i| usize::from(i) == slot) {
+            self.reorder(at, N);
+        }
+        self.head = ((slot + 1) % N) as u16;
     }
 
-    /// Adds a sample as [`push`](Self::push) does, and keeps the count of samples below the
+    /// Adds a sample as [`push`](Self::push) does, and keeps `count` of the samples below its
     /// mark, without ordering: O(1). The order waits for [`settle`](Self::settle), which
-    /// [`median_if_below_mark`](Self::median_if_below_mark) calls only when the count leaves
-    /// the answer open.
-    pub(crate) fn push_marked(&mut self, micros: u64) {
+    /// [`median_if_below`](Self::median_if_below) calls only when the count leaves the answer
+    /// open.
+    pub(crate) fn push_counted(&mut self, micros: u64, count: &mut BelowMark) {
         let code = encode(saturating_u32(micros));
         let evicted = self.record(code);
         if !LAZY_ORDER {
             self.settle();
         }
-        let mark = self.mark;
+        let mark = count.mark;
         if mark != NO_MARK {
             let left = evicted.is_some_and(|old| decode(old) < mark);
             let came = decode(code) < mark;
-            self.below = (self.below + u16::from(came)).wrapping_sub(u16::from(left));
+            count.below = (count.below + u16::from(came)).wrapping_sub(u16::from(left));
         }
     }
 
-    /// Sets the mark the window counts its samples below, so that
-    /// [`median_if_below_mark`](Self::median_if_below_mark) can tell in O(1) whether the
-    /// median could be below it. Counts the samples again only if the mark changed. The count
-    /// is kept by [`push_marked`](Self::push_marked); [`push`](Self::push) forgets the mark.
-    pub(crate) fn set_mark(&mut self, mark: Option<u32>) {
-        // A mark of `u32::MAX` is no mark: every sample and every median is below it.
-        let mark = mark.unwrap_or(NO_MARK);
-        if mark == self.mark {
-            return;
-        }
-        self.mark = mark;
-        let len = usize::from(self.len).min(N);
-        let below = self.ring[..len]
-            .iter()
-            .filter(|&&code| decode(code) < mark)
-            .count();
-        // At most `N <= 256`.
-        self.below = below as u16;
-    }
-
-    /// The median, if it is below the mark ([`set_mark`](Self::set_mark); any median if there
-    /// is none); the order is settled only when the count of samples below the mark leaves the
-    /// answer open.
+    /// The median, if it is below `count`'s mark (any median if there is none); the order is
+    /// settled only when the count of samples below the mark leaves the answer open.
     ///
     /// Why a count answers: an odd number `len` of samples has its median below the mark exactly
     /// when more than `len / 2` of them are; an even number when the upper middle one is (more
     /// than `len / 2` below), never when the lower middle one is not (fewer than `len / 2`), and
     /// with exactly `len / 2` below, the mean of the two middle ones decides.
-    pub(crate) fn median_if_below_mark(&mut self) -> Option<u32> {
-        let (len, below) = (usize::from(self.len), usize::from(self.below));
-        if self.mark != NO_MARK && (below < len / 2 || (below == len / 2 && len % 2 == 1)) {
+    pub(crate) fn median_if_below(&mut self, count: BelowMark) -> Option<u32> {
+        let (len, below) = (usize::from(self.len), usize::from(count.below));
+        if count.mark != NO_MARK && (below < len / 2 || (below == len / 2 && len % 2 == 1)) {
             return None;
         }
         self.settle();
         let median = self.median()?;
         // Every median is below `NO_MARK`: the largest sample kept is 0xFFF0_0000.
-        (median < self.mark).then_some(median)
+        (median < count.mark).then_some(median)
     }
 
     /// The median: the middle sample, or the mean of the two middle samples (rounded down).
@@ -546,6 +592,7 @@ mod tests {
     /// unsettled and the settled window equal what sorting the samples gives.
     fn check_marks<const N: usize>(seed: u64, range: u64) {
         let mut w = MedianWindow::<N>::new();
+        let mut count = BelowMark::new();
         let mut reference: Vec<u32> = Vec::new();
         let mut mark: Option<u32> = None;
         let mut rng = seed;
@@ -554,8 +601,11 @@ mod tests {
             let v = xorshift(&mut rng) % range;
             match roll {
                 0 => {
+                    // A cleared window starts a new count.
                     w.clear();
                     reference.clear();
+                    count = BelowMark::new();
+                    mark = None;
                 }
                 1..=10 => {
                     // Often a value held (a mark at a sample), sometimes any or none.
@@ -564,12 +614,13 @@ mod tests {
                         2..=5 => Some(u32::try_from(v).unwrap_or(u32::MAX)),
                         _ => reference.get(v as usize % N).copied().or(Some(0)),
                     };
-                    w.set_mark(mark);
+                    count.set(&w, mark);
                 }
                 11..=20 => w.settle(),
                 21..=25 => {
-                    // A plain push forgets the mark.
+                    // A plain push, after which the count starts again.
                     w.push(v);
+                    count = BelowMark::new();
                     mark = None;
                     reference.push(kept(v));
                     if reference.len() > N {
@@ -577,7 +628,7 @@ mod tests {
                     }
                 }
                 _ => {
-                    w.push_marked(v);
+                    w.push_counted(v, &mut count);
                     reference.push(kept(v));
                     if reference.len() > N {
                         reference.remove(0);
@@ -586,10 +637,10 @@ mod tests {
             }
             let mut sorted = reference.clone();
             sorted.sort_unstable();
-            assert_eq!(w.mark, mark.unwrap_or(u32::MAX));
+            assert_eq!(count.mark, mark.unwrap_or(u32::MAX));
             if let Some(m) = mark {
                 let below = sorted.iter().filter(|&&s| s < m).count();
-                assert_eq!(usize::from(w.below), below, "{sorted:?} below {m}");
+                assert_eq!(usize::from(count.below), below, "{sorted:?} below {m}");
             }
             let n = sorted.len();
             let median = (n > 0).then(|| {
@@ -610,7 +661,7 @@ mod tests {
             assert!(settled.sorted().eq(sorted.iter().copied()));
             let expected = median.filter(|&m| mark.is_none_or(|mark| m < mark));
             assert_eq!(
-                w.clone().median_if_below_mark(),
+                w.clone().median_if_below(count),
                 expected,
                 "{sorted:?} {mark:?}"
             );
