@@ -6,6 +6,8 @@
 //! valgrind --tool=callgrind target/release/examples/cycle           # AIMD (the std default)
 //! valgrind --tool=callgrind target/release/examples/cycle fixed     # a fixed limit of 64
 //! valgrind --tool=callgrind target/release/examples/cycle floor     # tokio's semaphore, 2 clock reads
+//! valgrind --tool=callgrind target/release/examples/cycle contended-fixed      # the contended bench,
+//! valgrind --tool=callgrind target/release/examples/cycle contended-semaphore  # once each
 //! ```
 //!
 //! The three together split a cycle's cost: `floor` is what a latency-measuring limiter cannot
@@ -26,6 +28,42 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
         black_box(limiter.try_acquire().expect("room")).success();
     }
     limiter.limit()
+}
+
+/// The contended bench's work once (instructions of both workers together): 64 tasks on 2 workers take 100,000 permits of a limit of 8,
+/// yielding while they hold one, from tokio's semaphore or a `Fixed(8)` limiter.
+fn contended(what: &str) {
+    const TASKS: usize = 64;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("a runtime");
+    let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(8));
+    let limiter = Limiter::new(Fixed::new(8).expect("valid"));
+    let fixed = what == "contended-fixed";
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..TASKS)
+            .map(|_| {
+                let (semaphore, limiter) = (semaphore.clone(), limiter.clone());
+                tokio::spawn(async move {
+                    for _ in 0..CYCLES as usize / TASKS {
+                        if fixed {
+                            let permit = limiter.acquire().await.expect("a permit");
+                            tokio::task::yield_now().await;
+                            permit.success();
+                        } else {
+                            let permit = semaphore.acquire().await.expect("a permit");
+                            tokio::task::yield_now().await;
+                            drop(permit);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a task");
+        }
+    });
 }
 
 fn main() {
@@ -51,8 +89,15 @@ fn main() {
             64
         }
         "" | "aimd" => cycles(AimdF32::new(AimdConfig::default().initial(8)).expect("valid")),
+        "contended-semaphore" | "contended-fixed" => {
+            contended(&what);
+            8
+        }
         other => {
-            eprintln!("unknown variant {other}: aimd (the default), fixed or floor");
+            eprintln!(
+                "unknown variant {other}: aimd (the default), fixed, floor, contended-fixed or \
+                 contended-semaphore"
+            );
             std::process::exit(2);
         }
     };
