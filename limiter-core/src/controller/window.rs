@@ -596,7 +596,7 @@ mod tests {
         let mut reference: Vec<u32> = Vec::new();
         let mut mark: Option<u32> = None;
         let mut rng = seed;
-        for _ in 0..if cfg!(miri) { 200 } else { 5_000 } {
+        for _ in 0..if cfg!(miri) { 60 } else { 5_000 } {
             let roll = xorshift(&mut rng) % 100;
             let v = xorshift(&mut rng) % range;
             match roll {
@@ -673,9 +673,13 @@ mod tests {
         check_marks::<1>(11, 10);
         check_marks::<2>(12, 5);
         check_marks::<7>(13, 20);
-        check_marks::<32>(14, 50);
-        check_marks::<32>(15, 10_000_000);
-        check_marks::<33>(16, 3);
+        // Under miri, which interprets every step, the small windows only: their reads of an
+        // unsettled order count ranks in O(N²).
+        if !cfg!(miri) {
+            check_marks::<32>(14, 50);
+            check_marks::<32>(15, 10_000_000);
+            check_marks::<33>(16, 3);
+        }
     }
 
     #[test]
