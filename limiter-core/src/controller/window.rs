@@ -89,9 +89,9 @@ pub struct MedianWindow<const N: usize> {
 
 /// A count of a [`MedianWindow`]'s samples below a mark, which tells in O(1) whether the
 /// window's median could be below it (see [`MedianWindow::median_if_below`]). It belongs to
-/// one window, all of whose samples come through [`MedianWindow::push_counted`] with it; kept
-/// apart from the window so that a window without a mark (the compact AIMD's, on a
-/// microcontroller) carries none of it.
+/// one window, all of whose samples come through [`MedianWindow::push_counted`] with it (a
+/// plain push or a clear leaves it stale: start a new one); kept apart from the window so that
+/// a window without a mark (the compact AIMD's, on a microcontroller) carries none of it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BelowMark {
     /// The mark, `NO_MARK` if none.
