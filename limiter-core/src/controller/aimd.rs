@@ -644,8 +644,17 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             if self.window.len() >= usize::from(min_samples) {
                 let counted = self.below_mark.first_mut().filter(|_| Self::COUNTED);
                 let median = if let Some(count) = counted {
-                    count.set(&self.window, self.low_medians.current());
-                    self.window.median_if_below(*count)
+                    let lowest = self.low_medians.current();
+                    count.set(&self.window, lowest);
+                    let below = self.window.median_if_below(*count);
+                    // In a debug build (every test), the count's answer against the ordered
+                    // window's: the median if it is below this period's lowest, else nothing.
+                    debug_assert_eq!(below, {
+                        self.window.settle();
+                        let median = self.window.median();
+                        median.filter(|&m| lowest.is_none_or(|lowest| m < lowest))
+                    });
+                    below
                 } else {
                     // An ordered window and its median each time.
                     self.window.median()
