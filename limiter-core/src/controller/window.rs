@@ -470,7 +470,9 @@ impl WindowedMin {
 
     /// Moves the epochs forward to `now` without a sample (so an idle period also ages the
     /// minimum).
-    #[inline(never)] // two callers in a controller; one copy on a microcontroller
+    // Two callers in a controller: one copy on a microcontroller; inlined elsewhere, where it
+    // runs on every sample.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn rotate(&mut self, now: crate::time::clock::Instant) {
         let elapsed = now.micros_since(self.epoch_start);
         if elapsed < self.period_micros {

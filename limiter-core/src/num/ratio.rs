@@ -93,7 +93,9 @@ impl Ratio {
     /// assert_eq!(Ratio::from_fraction(3, 2).unwrap().mul_u64(10), 15);
     /// assert_eq!(Ratio::from_int(2).mul_u64(u64::MAX), u64::MAX);
     /// ```
-    #[inline(never)] // a wide multiply, used in several places: one copy in firmware
+    // A wide multiply, used in several places: one copy in firmware; inlined elsewhere, where
+    // two of them run on every sample.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub const fn mul_u64(self, value: u64) -> u64 {
         let wide = (value as u128 * self.0 as u128) >> 16;
         if wide > u64::MAX as u128 {
