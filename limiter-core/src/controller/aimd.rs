@@ -560,11 +560,15 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// The latency baseline in microseconds, once known.
     pub fn baseline_micros(&self) -> Option<u32> {
-        match self.config.signal {
-            LatencySignal::Baseline { memory_micros, .. } if memory_micros > 0 => {
-                self.low_medians.get().or_else(|| self.window.median())
-            }
-            _ => self.window.median(),
+        self.remembered().or_else(|| self.window.median())
+    }
+
+    /// The lowest median remembered, with memory (see [`remembers`](Self::remembers)).
+    fn remembered(&self) -> Option<u32> {
+        if self.remembers() {
+            self.low_medians.get()
+        } else {
+            None
         }
     }
 
@@ -603,18 +607,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// first, so a clock that steps back cannot keep a stale baseline alive.
     fn aged_baseline(&mut self, elapsed: u64) -> Option<u32> {
         self.low_medians.rotate(Instant::from_micros(elapsed));
-        let remembered = if self.remembers() {
-            self.low_medians.get()
-        } else {
-            None
-        };
-        remembered.or_else(|| {
+        let remembered = self.remembered();
+        if Self::COUNTED && remembered.is_none() {
             // The median is the baseline: read it from a settled window.
-            if Self::COUNTED {
-                self.window.settle();
-            }
-            self.window.median()
-        })
+            self.window.settle();
+        }
+        remembered.or_else(|| self.window.median())
     }
 
     /// For a refusal that took `latency` to arrive, at `elapsed`: the congestion threshold, if

@@ -286,6 +286,8 @@ impl<const N: usize> MedianWindow<N> {
     /// assert_eq!(w.max(), Some(999_936));
     /// ```
     pub fn push(&mut self, micros: u64) {
+        // Writes the ring as `record` does, spelled out: through `record` (and its evicted
+        // sample, unused here) the Cortex-M0 image is 100 bytes larger, past its budget.
         if LAZY_ORDER {
             self.settle(); // after samples added by `push_counted`
         }
@@ -559,6 +561,27 @@ mod tests {
         assert_eq!(decode(encode(u32::MAX)), 0xFFF0_0000);
     }
 
+    /// The median of sorted samples as the window defines it: the middle one, or the mean of
+    /// the two middle ones rounded down.
+    fn median_of(sorted: &[u32]) -> Option<u32> {
+        let n = sorted.len();
+        (n > 0).then(|| {
+            if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                u64::midpoint(u64::from(sorted[n / 2 - 1]), u64::from(sorted[n / 2])) as u32
+            }
+        })
+    }
+
+    /// Adds what a window of `n` keeps of `micros` to `reference`, dropping its oldest past `n`.
+    fn keep(reference: &mut Vec<u32>, micros: u64, n: usize) {
+        reference.push(kept(micros));
+        if reference.len() > n {
+            reference.remove(0);
+        }
+    }
+
     fn check_against_sorting<const N: usize>(seed: u64, range: u64) {
         let mut w = MedianWindow::<N>::new();
         let mut reference: Vec<u32> = Vec::new();
@@ -566,20 +589,12 @@ mod tests {
         for _ in 0..if cfg!(miri) { 100 } else { 2_000 } {
             let v = xorshift(&mut rng) % range;
             w.push(v);
-            reference.push(kept(v));
-            if reference.len() > N {
-                reference.remove(0);
-            }
+            keep(&mut reference, v, N);
             let mut sorted = reference.clone();
             sorted.sort_unstable();
             assert!(w.sorted().eq(sorted.iter().copied()));
             let n = sorted.len();
-            let median = if n % 2 == 1 {
-                sorted[n / 2]
-            } else {
-                u64::midpoint(u64::from(sorted[n / 2 - 1]), u64::from(sorted[n / 2])) as u32
-            };
-            assert_eq!(w.median(), Some(median));
+            assert_eq!(w.median(), median_of(&sorted));
             assert_eq!(w.min(), sorted.first().copied());
             assert_eq!(w.max(), sorted.last().copied());
             for p in [0u16, 1, 250, 500, 900, 950, 990, 999, 1_000, 5_000] {
@@ -624,17 +639,11 @@ mod tests {
                     w.push(v);
                     count = BelowMark::new();
                     mark = None;
-                    reference.push(kept(v));
-                    if reference.len() > N {
-                        reference.remove(0);
-                    }
+                    keep(&mut reference, v, N);
                 }
                 _ => {
                     w.push_counted(v, &mut count);
-                    reference.push(kept(v));
-                    if reference.len() > N {
-                        reference.remove(0);
-                    }
+                    keep(&mut reference, v, N);
                 }
             }
             let mut sorted = reference.clone();
@@ -645,13 +654,7 @@ mod tests {
                 assert_eq!(usize::from(count.below), below, "{sorted:?} below {m}");
             }
             let n = sorted.len();
-            let median = (n > 0).then(|| {
-                if n % 2 == 1 {
-                    sorted[n / 2]
-                } else {
-                    u64::midpoint(u64::from(sorted[n / 2 - 1]), u64::from(sorted[n / 2])) as u32
-                }
-            });
+            let median = median_of(&sorted);
             assert_eq!(w.median(), median);
             let rank = v as usize % N;
             assert_eq!(w.quantile_permille(0), sorted.first().copied());
