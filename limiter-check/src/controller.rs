@@ -614,8 +614,9 @@ impl Speed {
         self.begin(limit, elapsed);
     }
 
-    /// The step for a growth sample at `limit`, counted.
-    fn step(&mut self, step: Ratio, limit: u32, elapsed: u64) -> Ratio {
+    /// The step for a growth sample at `limit`, counted, and a level the limit goes straight
+    /// to (0: none).
+    fn step(&mut self, step: Ratio, limit: u32, elapsed: u64) -> (Ratio, u32) {
         let doublings = if limit >= self.knee {
             self.doublings
         } else {
@@ -638,13 +639,14 @@ impl Speed {
             bits = bits.max(u64::from(self.knee - 1 - limit) << 16);
         }
         let level = self.back.level;
+        let mut back_to = 0;
         if self.doubles && self.back.room && level > 0 && limit >= self.knee {
             if u64::from(limit) + 1 >= u64::from(level) {
                 self.back.level = 0; // back where the quota was served before it fell
             } else {
-                // A step of the whole way back to the unit below that level.
+                // Straight back to the unit below that level.
                 self.back.stepping = true;
-                bits = bits.max(u64::from(level - 1 - limit) << 16);
+                back_to = level - 1;
             }
         }
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
@@ -673,7 +675,7 @@ impl Speed {
             self.last = Some((self.round.0, took));
             self.begin(limit, elapsed);
         }
-        step
+        (step, back_to)
     }
 }
 
@@ -937,8 +939,13 @@ impl Model {
                         Change::Unchanged
                     }
                     _ => {
-                        let step = self.speed.step(self.p.step, self.limit.whole(), elapsed);
-                        let grown = self.limit.grow(step).clamp_to(self.p.min, self.p.max);
+                        let (step, back_to) =
+                            self.speed.step(self.p.step, self.limit.whole(), elapsed);
+                        let mut grown = self.limit.grow(step);
+                        if back_to > grown.whole() {
+                            grown = Q32::from_u32(back_to);
+                        }
+                        let grown = grown.clamp_to(self.p.min, self.p.max);
                         if grown == self.limit {
                             Change::Unchanged
                         } else {

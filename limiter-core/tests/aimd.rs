@@ -386,23 +386,28 @@ fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_
         [5, 5, 5, 5, 5, 5, 5, 5, 6, 5]
     );
     // The quota comes back to 50. The knee the fall left (6) is tried at the end of the dwell,
-    // served, and the round past it shows its added calls served: from there the step is the
-    // whole way back to 50, the unit below the knee the fall moved down from (51), and the
-    // limit grows as fast as its calls in flight allow (growth needs 80 % of the limit in
-    // flight, so about a quarter per round). One step per round with the probe's doubling took
-    // 16 rounds to reach 31 (`[5, 5, 5, 5, 6, 7, 8, 10, 11, 13, 15, 17, 20, 24, 27, 31]`).
+    // served, and the round past it shows its added calls served: the limit goes straight
+    // back to 50, the unit below the knee the fall moved down from (51). Above the knee (6)
+    // the probe tries 51 next, which is refused, and the limit returns below it in rounds.
+    // A step of the whole way per growth sample took 9 rounds to reach 48
+    // (`[5, 5, 5, 5, 6, 7, 13, 18, 24, 26, 33, 39, 43, 48, 54, 48]`: each sample adds a
+    // limit's share of the step, and the calls admitted before a rise hold the growth back
+    // until they complete); one step per round with the probe's doubling took 16 rounds to
+    // reach 31 (`[5, 5, 5, 5, 6, 7, 8, 10, 11, 13, 15, 17, 20, 24, 27, 31]`).
     let (mut partial, mut tp) = (probing.clone(), t);
     assert_eq!(
         under_quota(&mut probing, &mut t, 50, 16),
-        [5, 5, 5, 5, 6, 7, 13, 18, 24, 26, 33, 39, 43, 48, 54, 48]
+        [5, 5, 5, 5, 6, 7, 50, 51, 44, 48, 49, 50, 50, 50, 50, 50]
     );
-    // A quota that comes back only to 20: the return is refused at 24, the remembered level
-    // moves halfway down to where the refusal was seen, and the limit holds 20 from the 17th
-    // round (the 18th without the return), having first reached it four rounds sooner.
+    // A quota that comes back only to 20: the return to 50 is refused (30 calls of the round),
+    // the cut by the backoff answers it (40), the next round is cut down to what that one kept
+    // (20), and the limit holds 20 from the 9th round. (The return in rounds was refused at 24
+    // and held 20 from the 17th; without the return, from the 18th.) One refused round is
+    // what a return too far costs, as the fall did.
     assert_eq!(
         under_quota(&mut partial, &mut tp, 20, 18),
         [
-            5, 5, 5, 5, 6, 7, 13, 18, 24, 19, 22, 18, 20, 21, 16, 19, 20, 20
+            5, 5, 5, 5, 6, 7, 50, 40, 20, 20, 20, 20, 20, 20, 20, 20, 20, 21
         ]
     );
 }

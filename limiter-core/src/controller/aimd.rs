@@ -363,7 +363,9 @@ impl AimdConfig {
 ///   completion rate rises with the limit (the added concurrency is served), the step doubles
 ///   every round of uninterrupted growth, up to a quarter of the limit per round; anything else
 ///   returns it to one. A quota that returns from 5 to 50 after a cut at 6 is found in 25 rounds
-///   instead of 56 (one step per round, with the dwell below the knee). Further below a knee
+///   instead of 56 (one step per round, with the dwell below the knee); where it fell from 50
+///   (a quick refusal's cut moved the knee down), a served round above the new knee takes the
+///   limit straight back to 50 (see `Knee::return_gap`). Further below a knee
 ///   found by a quick refusal (a 429, a 503) than the unit just below it, the step is at least
 ///   the whole way back to that unit (worked out again at each sample: about two thirds of
 ///   what is left, each round), since the levels below such a knee were served: a try of a
@@ -904,14 +906,19 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             .map_or(0, |probe| probe.shift(whole, knee));
         // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
         let mut bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
+        // A level the limit goes straight to (0: none).
+        let mut back_to = 0;
         if PROBES > 0 {
             // Below a knee found by a quick refusal: a step of the whole way back to the unit
             // below it (see `Knee::quick_gap`).
             bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
-            // At or above the knee, once a round there was served: back to the level served
-            // before a quota fell (see `Knee::return_gap`).
+            // At or above the knee, once a round there was served: straight back to the unit
+            // below the level served before a quota fell (see `Knee::return_gap`).
             let served = self.probe.first().is_some_and(Probe::followed);
-            bits = bits.max(u64::from(self.knee.return_gap(whole, served)) << 16);
+            let gap = self.knee.return_gap(whole, served);
+            if gap > 0 {
+                back_to = whole.saturating_add(gap);
+            }
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {
@@ -919,10 +926,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 probe.round_end(whole, elapsed, knee);
             }
         }
-        let grown = self
-            .limit
-            .grow(step)
-            .clamp_to(self.config.bounds.min, self.config.bounds.max);
+        let mut grown = self.limit.grow(step);
+        if back_to > grown.whole() {
+            grown = V::from_u32(back_to);
+        }
+        let grown = grown.clamp_to(self.config.bounds.min, self.config.bounds.max);
         if grown == self.limit {
             return Change::Unchanged; // at the ceiling
         }
