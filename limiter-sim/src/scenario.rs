@@ -182,6 +182,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
     for &n in &joiners {
         all.push(late_joiner(n, params));
     }
+    all.push(shared_quota(params));
     all.extend([
         creep(params),
         hang_low(params),
@@ -616,6 +617,37 @@ fn late_joiner(n: usize, params: &Params) -> Scenario {
         oracle: QUEUEING_ORACLE.into(),
         clients: shared_clients(loads),
         upstream: shared_upstream(capacity, Growth::Proportional),
+        limiters: compared(&[]),
+    }
+}
+
+/// `n` clients (64 callers each, own limiters) share one provider's quota of `20n` calls per
+/// 100 ms tick, which falls to `5n` for the middle third of the run: each client's share is
+/// found only through the refusals that all of them provoke together.
+fn shared_quota(params: &Params) -> Scenario {
+    let n = params.clients.unwrap_or(10).max(1);
+    let until = params.duration(21 * S);
+    let per = 20 * n as u32;
+    Scenario {
+        name: format!("shared-quota-{n}"),
+        aliases: Vec::new(),
+        about: format!(
+            "{n} clients (64 callers, own limiter each) share a quota of {per} per tick, {} from {} to {}; {}",
+            per / 4,
+            seconds(until / 3),
+            seconds(2 * until / 3),
+            seconds(until)
+        ),
+        oracle: QUOTA_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(64, until); n]),
+        upstream: Box::new(move || {
+            let mut quota = quota(
+                vec![(0, per), (until / 3, per / 4), (2 * until / 3, per)],
+                false,
+            );
+            quota.jitter_percent = 20;
+            Box::new(quota)
+        }),
         limiters: compared(&[]),
     }
 }

@@ -278,15 +278,16 @@ fn a_sharp_latency_knee_is_tried_rarely_and_capacity_that_returns_is_found() {
 /// at one above what the round kept, so after a fall the return stops where the quota now
 /// refuses. With one step per round below such a knee: oscillating 69 % of the oracle's
 /// goodput (refusals 10.2 % of the calls served), drop-and-recover 78 %, noisy-tenant 88 %.
-/// Once the quota has come back and a round above the knee the fall left is served, the step
-/// is the whole way back to the level the quota served before it fell; with the probe's
-/// doubling alone from there, oscillating 74 % and drop-and-recover 80 %.
+/// Once the quota has come back and a round above the knee the fall left is served, the limit
+/// goes straight back to the level the quota served before it fell; with the probe's doubling
+/// alone from there, oscillating 74 % and drop-and-recover 80 %; with a step of the whole way
+/// back (spread over rounds), 79 % and 84 %.
 #[test]
 fn a_quota_that_falls_and_returns_is_followed_within_rounds() {
     let r = rows();
     for (scenario, least) in [
-        ("oscillating", 0.77),
-        ("drop-and-recover", 0.82),
+        ("oscillating", 0.82),
+        ("drop-and-recover", 0.85),
         ("noisy-tenant", 0.89),
         ("fast-backpressure", 0.97),
     ] {
@@ -297,6 +298,28 @@ fn a_quota_that_falls_and_returns_is_followed_within_rounds() {
             "{scenario}: {goodput}, refused past the unavoidable {past}"
         );
     }
+}
+
+/// Ten clients share one provider's quota, which falls to a quarter for the middle third of
+/// the run: each finds its share through refusals that all of them provoke together, and the
+/// calls are spread fairly over the whole run (Jain's index; over the second half it is lower,
+/// 0.92 to 0.95 on seeds 1 to 3: the levels the clients return to after the fall are each
+/// their own).
+#[test]
+fn clients_sharing_a_quota_find_it_together() {
+    let r = rows();
+    let goodput = metric(r, "shared-quota-10", "AIMD", "goodput_vs_oracle");
+    let past = metric(
+        r,
+        "shared-quota-10",
+        "AIMD",
+        "refused_past_unavoidable_share",
+    );
+    let jain = metric(r, "shared-quota-10", "AIMD", "fairness");
+    assert!(
+        goodput >= 0.9 && past <= 0.05 && jain >= 0.95,
+        "goodput {goodput}, refused past the unavoidable {past}, Jain's index {jain}"
+    );
 }
 
 /// Many clients on one knee that collapses throughput (each call past the shared capacity adds
@@ -587,5 +610,5 @@ fn fixed_point_and_float_aimd_agree_everywhere() {
         assert_eq!(fixed, float, "{scenario}");
         compared += 1;
     }
-    assert_eq!(compared, 32);
+    assert_eq!(compared, 33);
 }
