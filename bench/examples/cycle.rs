@@ -8,6 +8,8 @@
 //! valgrind --tool=callgrind target/release/examples/cycle floor     # tokio's semaphore, 2 clock reads
 //! valgrind --tool=callgrind target/release/examples/cycle contended-fixed      # the contended bench,
 //! valgrind --tool=callgrind target/release/examples/cycle contended-semaphore  # once each
+//! valgrind --tool=callgrind target/release/examples/cycle contended-local-fixed      # the same,
+//! valgrind --tool=callgrind target/release/examples/cycle contended-local-semaphore  # one thread
 //! ```
 //!
 //! The three together split a cycle's cost: `floor` is what a latency-measuring limiter cannot
@@ -30,17 +32,25 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
     limiter.limit()
 }
 
-/// The contended bench's work once (instructions of both workers together): 64 tasks on 2 workers take 100,000 permits of a limit of 8,
-/// yielding while they hold one, from tokio's semaphore or a `Fixed(8)` limiter.
+/// The contended bench's work once (instructions of both workers together): 64 tasks on 2
+/// workers take 100,000 permits of a limit of 8, yielding while they hold one, from tokio's
+/// semaphore or a `Fixed(8)` limiter. The `-local` variants run the same tasks on one thread:
+/// the same queueing, grants and claims, in an order that does not depend on how two threads
+/// interleave, so their counts repeat from run to run (the two workers' do not: they move by
+/// several percent with the machine's load).
 fn contended(what: &str) {
     const TASKS: usize = 64;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("a runtime");
+    let runtime = if what.contains("-local") {
+        tokio::runtime::Builder::new_current_thread().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+    }
+    .expect("a runtime");
     let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(8));
     let limiter = Limiter::new(Fixed::new(8).expect("valid"));
-    let fixed = what == "contended-fixed";
+    let fixed = what.ends_with("-fixed");
     runtime.block_on(async {
         let tasks: Vec<_> = (0..TASKS)
             .map(|_| {
@@ -89,14 +99,17 @@ fn main() {
             64
         }
         "" | "aimd" => cycles(AimdF32::new(AimdConfig::default().initial(8)).expect("valid")),
-        "contended-semaphore" | "contended-fixed" => {
+        "contended-semaphore"
+        | "contended-fixed"
+        | "contended-local-semaphore"
+        | "contended-local-fixed" => {
             contended(&what);
             8
         }
         other => {
             eprintln!(
-                "unknown variant {other}: aimd (the default), fixed, floor, contended-fixed or \
-                 contended-semaphore"
+                "unknown variant {other}: aimd (the default), fixed, floor, \
+                 contended[-local]-fixed or contended[-local]-semaphore"
             );
             std::process::exit(2);
         }
