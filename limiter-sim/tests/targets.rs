@@ -570,6 +570,43 @@ fn a_late_joiner_gives_back_what_its_inflated_baseline_took() {
     assert!(at_5s <= 1.25, "late-joiner-10: {at_5s}x fair at 5 s");
 }
 
+/// The late joiner on other seeds, whose others' drains are spread over a round trip: the
+/// joiner sees the no-load latency for about one round and completes the calls it had in
+/// flight. Counted against the limit those fast calls grew it to, or against at least 8, its
+/// run fell one short and it kept 2.4 times its share 5 s after joining (late-joiner-10 on seed
+/// 3, late-joiner-100 on seed 2); a round counted from the limit when the run began, at least
+/// 6, corrects its baseline in every one of seeds 2 to 6. What is left is a unit or two of
+/// limit, which nothing evens out while every client sits in its hold band (the others at 6,
+/// the joiner at 7 or 8: late-joiner-10 on seed 4, 1.30 times fair), not the ±20 % of the
+/// target.
+#[test]
+fn a_late_joiner_is_fair_within_five_seconds_on_other_seeds() {
+    for seed in 2..=6 {
+        let seed = seed.to_string();
+        let rows: Vec<Value> = serde_json::from_str(&run(&[
+            "--format",
+            "json",
+            "--seed",
+            &seed,
+            "--scenario",
+            "late-joiner-10",
+            "--scenario",
+            "late-joiner-100",
+        ]))
+        .expect("JSON");
+        for n in [10, 100] {
+            let scenario = format!("late-joiner-{n}");
+            let at_5s = row(&rows, &scenario, "AIMD")["late_joiners"][0]["share_at_5s"]
+                .as_f64()
+                .unwrap();
+            assert!(
+                (0.8..=1.35).contains(&at_5s),
+                "{scenario}, seed {seed}: {at_5s}x fair at 5 s"
+            );
+        }
+    }
+}
+
 #[test]
 fn old_names_and_parameters_are_accepted() {
     let old = run(&["--format", "json", "--scenario", "seed-000"]);
