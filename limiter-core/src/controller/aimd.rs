@@ -761,9 +761,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// what it took: the simulator's late-joiner-10 (seeds 1 / 2) 1.37 / 1.26 times its fair
     /// share 2 s after joining, 1.41 / 1.23 at 5 s; with it 1.20 / 0.91 and 1.20 / 1.04, and
     /// late-joiner-100 (seeds 1 / 3) from 1.19 / 1.22 and 1.28 / 1.30 to 0.89 / 0.91 and
-    /// 0.99 / 1.01, fair (within ±20 %) from 1.7 s on; no other scenario's row moved. Where the
-    /// others' drain is too short to show the true baseline (late-joiner-10 on seed 3: 144 →
-    /// 121 ms against a true 100), the rescale is as partial as the correction (21 → 18). A
+    /// 0.99 / 1.01, fair (within ±20 %) from 1.7 s on; no other scenario's row moved. (The round
+    /// is counted from the limit when its run began: see rule 6 in the module `probe`, and the
+    /// other seeds there.) A
     /// dependency that became faster after a whole memory of slow calls (a baseline of 300 ms
     /// remembered, then calls of 100 ms) has its limit scaled the same way, once, by what the
     /// calls became faster: the same concurrency would now send three times the calls a second,
