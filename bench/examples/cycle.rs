@@ -6,6 +6,8 @@
 //! valgrind --tool=callgrind target/release/examples/cycle           # AIMD (the std default)
 //! valgrind --tool=callgrind target/release/examples/cycle fixed     # a fixed limit of 64
 //! valgrind --tool=callgrind target/release/examples/cycle floor     # tokio's semaphore, 2 clock reads
+//! valgrind --tool=callgrind target/release/examples/cycle try-drop  # AIMD: `try_acquire` + drop
+//! valgrind --tool=callgrind target/release/examples/cycle floor-try # its floor: semaphore, 1 read
 //! valgrind --tool=callgrind target/release/examples/cycle contended-fixed      # the contended bench,
 //! valgrind --tool=callgrind target/release/examples/cycle contended-semaphore  # once each
 //! valgrind --tool=callgrind target/release/examples/cycle contended-local-fixed      # the same,
@@ -99,6 +101,26 @@ fn main() {
             64
         }
         "" | "aimd" => cycles(AimdF32::new(AimdConfig::default().initial(8)).expect("valid")),
+        "try-drop" => {
+            // `try_acquire` and a drop without an outcome (the call was abandoned), AIMD.
+            let aimd = AimdF32::new(AimdConfig::default().initial(8)).expect("valid");
+            let limiter = Limiter::new(aimd);
+            for _ in 0..CYCLES {
+                drop(black_box(limiter.try_acquire().expect("room")));
+            }
+            limiter.limit()
+        }
+        "floor-try" => {
+            // The floor of `try_acquire` + drop: a semaphore permit and one clock read.
+            let semaphore = tokio::sync::Semaphore::new(64);
+            let clock = TokioClock::new();
+            for _ in 0..CYCLES {
+                let permit = black_box(semaphore.try_acquire().expect("room"));
+                black_box(clock.now());
+                drop(permit);
+            }
+            64
+        }
         "contended-semaphore"
         | "contended-fixed"
         | "contended-local-semaphore"
@@ -108,8 +130,8 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown variant {other}: aimd (the default), fixed, floor, \
-                 contended[-local]-fixed or contended[-local]-semaphore"
+                "unknown variant {other}: aimd (the default), fixed, floor, try-drop, \
+                 floor-try, contended[-local]-fixed or contended[-local]-semaphore"
             );
             std::process::exit(2);
         }

@@ -174,6 +174,7 @@ impl RawMutex for StdRawMutex {
         std::sync::Mutex::new(value)
     }
 
+    #[inline]
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
         let mut guard = mutex
             .lock()
@@ -216,6 +217,7 @@ impl RawMutex for LoomRawMutex {
         loom::sync::Mutex::new(value)
     }
 
+    #[inline]
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
         let mut guard = mutex
             .lock()
