@@ -217,7 +217,6 @@ impl RawMutex for LoomRawMutex {
         loom::sync::Mutex::new(value)
     }
 
-    #[inline]
     fn lock<T, R>(mutex: &Self::Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
         let mut guard = mutex
             .lock()
