@@ -25,6 +25,11 @@ use limiter_tokio::{Limiter, TokioClock};
 
 const CYCLES: u32 = 100_000;
 
+/// The controller under test: the std default, AIMD, starting at 8.
+fn aimd() -> AimdF32 {
+    AimdF32::new(AimdConfig::default().initial(8)).expect("valid")
+}
+
 /// `CYCLES` full cycles (`try_acquire`, a success, release) through a limiter of `controller`.
 fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
     let limiter = Limiter::new(controller);
@@ -100,11 +105,10 @@ fn main() {
             }
             64
         }
-        "" | "aimd" => cycles(AimdF32::new(AimdConfig::default().initial(8)).expect("valid")),
+        "" | "aimd" => cycles(aimd()),
         "try-drop" => {
             // `try_acquire` and a drop without an outcome (the call was abandoned), AIMD.
-            let aimd = AimdF32::new(AimdConfig::default().initial(8)).expect("valid");
-            let limiter = Limiter::new(aimd);
+            let limiter = Limiter::new(aimd());
             for _ in 0..CYCLES {
                 drop(black_box(limiter.try_acquire().expect("room")));
             }

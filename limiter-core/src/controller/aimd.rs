@@ -365,7 +365,7 @@ impl AimdConfig {
 ///   returns it to one. A quota that returns from 5 to 50 after a cut at 6 is found in 25 rounds
 ///   instead of 56 (one step per round, with the dwell below the knee); where it fell from 50
 ///   (a quick refusal's cut moved the knee down), a served round above the new knee takes the
-///   limit straight back to 50 (see `Knee::return_gap`). Further below a knee
+///   limit straight back to 50 (see `Knee::return_to`). Further below a knee
 ///   found by a quick refusal (a 429, a 503) than the unit just below it, the step is at least
 ///   the whole way back to that unit (worked out again at each sample: about two thirds of
 ///   what is left, each round), since the levels below such a knee were served: a try of a
@@ -913,12 +913,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // below it (see `Knee::quick_gap`).
             bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
             // At or above the knee, once a round there was served: straight back to the unit
-            // below the level served before a quota fell (see `Knee::return_gap`).
+            // below the level served before a quota fell (see `Knee::return_to`).
             let served = self.probe.first().is_some_and(Probe::followed);
-            let gap = self.knee.return_gap(whole, served);
-            if gap > 0 {
-                back_to = whole.saturating_add(gap);
-            }
+            back_to = self.knee.return_to(whole, served);
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {

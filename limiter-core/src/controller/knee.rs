@@ -26,7 +26,7 @@
 //!   refusal's cut moves the knee down (a quota fell), the knee it leaves is remembered as the
 //!   level the dependency served until then. Once a round at or above the new knee has shown
 //!   its added calls served (the probe's rate test: the quota has room again), the limit goes
-//!   straight back to the unit below that level (see [`Knee::return_gap`]).
+//!   straight back to the unit below that level (see [`Knee::return_to`]).
 //!
 //! Rounds are counted here (a round is `limit` growth samples), so that the rule needs nothing
 //! else to run; the probe's rate test runs at the same round ends. Every AIMD has a knee, the
@@ -157,10 +157,10 @@ impl Knee {
     }
 
     /// At or above the knee, once a round there has shown its added calls served (`served`,
-    /// the probe's rate test), the distance from `limit` to the unit below the level a quick
-    /// refusal's cut last moved the knee down from; 0 where there is none, below the knee, and
-    /// once the limit is back at that unit (which forgets the level). With the growth probe,
-    /// a growth sample takes the limit straight to `limit` plus this much.
+    /// the probe's rate test), the unit below the level a quick refusal's cut last moved the
+    /// knee down from; 0 where there is none, below the knee, and once the limit is back at
+    /// that unit (which forgets the level). With the growth probe, a growth sample takes the
+    /// limit straight there.
     ///
     /// Why: a quota that fell and came back serves again what it served before (the simulator's
     /// `drop-and-recover`: 50 calls per tick, 5 from 5 s, 50 again from 10 s; `oscillating`: 40
@@ -189,7 +189,7 @@ impl Knee {
     /// (1.8 → 2.6 %: its quota comes back from 10 to 30 of 40, and the return to 40 is
     /// refused once), `retry-storm` 96.7 → 97.1 %; `quota-window` 83.2 → 82.5 % (5.5 → 5.9 %),
     /// `noisy-tenant` refusals 1.7 → 1.9 %; no other row moved.
-    pub(crate) fn return_gap(&mut self, limit: u32, served: bool) -> u32 {
+    pub(crate) fn return_to(&mut self, limit: u32, served: bool) -> u32 {
         if !served || self.served_before == 0 || limit < self.at {
             return 0;
         }
@@ -198,7 +198,7 @@ impl Knee {
             return 0;
         }
         self.returning = true;
-        self.served_before - 1 - limit
+        self.served_before - 1
     }
 
     /// A cut at `elapsed` whose signal, `by`, was seen at `seen` calls in flight. The knee
@@ -210,7 +210,7 @@ impl Knee {
     /// latency, except one where the latencies spread. With `PROBE`, a quick refusal seen below
     /// the knee remembers the knee as a level served before the fall (the higher of it and one
     /// remembered already), one seen during a return moves that level halfway down to `seen`,
-    /// and a cut by latency forgets it (see [`Knee::return_gap`]).
+    /// and a cut by latency forgets it (see [`Knee::return_to`]).
     pub(crate) fn cut_from<const PROBE: bool>(&mut self, seen: u32, by: CutBy, elapsed: u64) {
         if PROBE {
             self.remember_served(seen, by);
@@ -315,42 +315,42 @@ mod tests {
     fn a_level_served_before_a_fall_is_returned_to_once_a_round_above_the_knee_is_served() {
         let mut knee = Knee::new(5);
         knee.cut_from::<true>(51, CutBy::Refusal, 0);
-        assert_eq!(knee.return_gap(51, true), 0, "no fall yet");
+        assert_eq!(knee.return_to(51, true), 0, "no fall yet");
         // The quota falls: a quick refusal seen at 6 moves the knee down from 51.
         knee.cut_from::<true>(6, CutBy::Refusal, 0);
         assert_eq!(knee.at(), 6);
         // Below the knee, or before a round there was served: nothing.
-        assert_eq!(knee.return_gap(5, true), 0);
-        assert_eq!(knee.return_gap(6, false), 0);
-        // At or above it, once served: the whole way to 50, the unit below 51.
+        assert_eq!(knee.return_to(5, true), 0);
+        assert_eq!(knee.return_to(6, false), 0);
+        // At or above it, once served: straight to 50, the unit below 51.
         assert_eq!(
-            [knee.return_gap(6, true), knee.return_gap(30, true)],
-            [44, 20]
+            [knee.return_to(6, true), knee.return_to(30, true)],
+            [50, 50]
         );
         // A refusal during the return, seen at 31: the level moves halfway down, to 41.
         knee.cut_from::<true>(31, CutBy::Refusal, 0);
-        assert_eq!(knee.return_gap(31, true), 9);
+        assert_eq!(knee.return_to(31, true), 40);
         // Back at the unit below it: forgotten.
-        assert_eq!(knee.return_gap(40, true), 0);
-        assert_eq!(knee.return_gap(31, true), 0);
+        assert_eq!(knee.return_to(40, true), 0);
+        assert_eq!(knee.return_to(31, true), 0);
         // A refusal not during a return leaves the level as it is; a second fall keeps the
         // higher level.
         knee.cut_from::<true>(60, CutBy::Refusal, 0);
         knee.cut_from::<true>(10, CutBy::Refusal, 0);
         knee.cut_from::<true>(12, CutBy::Refusal, 0);
         knee.cut_from::<true>(5, CutBy::Refusal, 0);
-        assert_eq!(knee.return_gap(5, true), 54);
+        assert_eq!(knee.return_to(5, true), 59);
         // Any cut by latency forgets it; so does a late refusal.
         for by in [CutBy::Latency, CutBy::LateRefusal, CutBy::SpreadLatency] {
             let mut k = knee;
             k.cut_from::<true>(4, by, 0);
-            assert_eq!(k.return_gap(4, true), 0, "{by:?}");
+            assert_eq!(k.return_to(4, true), 0, "{by:?}");
         }
         // Without the probe (the compact AIMD) no level is remembered.
         let mut compact = Knee::new(5);
         compact.cut_from::<false>(51, CutBy::Refusal, 0);
         compact.cut_from::<false>(6, CutBy::Refusal, 0);
-        assert_eq!(compact.return_gap(6, true), 0);
+        assert_eq!(compact.return_to(6, true), 0);
     }
 
     #[test]

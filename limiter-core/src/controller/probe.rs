@@ -26,7 +26,7 @@
 //! limit per round (BBR's probing gain of 1.25). Where a quick refusal's cut moved the knee
 //! down (a quota fell), a round served at or above the new knee shows the quota has room again,
 //! and the limit then goes straight back to the level served before the fall (see
-//! `Knee::return_gap`). A congestion signal or a round whose rate did
+//! `Knee::return_to`). A congestion signal or a round whose rate did
 //! not follow returns it to one step per round (the caller says so with [`Probe::restart`]); a
 //! sample in the hold band does not grow and does not count, which on a noisy dependency is
 //! the difference between finding a returned quota and not (a quarter of the healthy calls of
