@@ -567,6 +567,9 @@ struct Speed {
     rounds_since_cut: u32,
     /// Whether the last cut was by latency, and when (elapsed µs).
     latency_cut_at: Option<u64>,
+    /// For a cut by a late refusal, how many times (at most 3) its threshold doubles within
+    /// its latency: the long dwell is 2^that times as long, in time and in its step.
+    late_doublings: u32,
     /// Whether the unit below the knee dwells: not after a latency cut on a widely spread
     /// window.
     dwell: bool,
@@ -597,6 +600,7 @@ impl Speed {
             below: false,
             rounds_since_cut: 0,
             latency_cut_at: None,
+            late_doublings: 0,
             dwell: true,
             back: Return::default(),
         }
@@ -624,11 +628,13 @@ impl Speed {
         };
         let mut bits = u64::from(step.to_bits()) * (1u64 << doublings);
         if self.dwell && limit + 1 == self.knee {
-            // The unit just below the knee: a 128th for 4 s after a latency cut.
+            // The unit just below the knee: a 128th for 4 s after a latency cut; after a late
+            // refusal's, 2^k times longer with a step 2^k times smaller.
+            let k = self.late_doublings;
             let long = self
                 .latency_cut_at
-                .is_some_and(|at| u128::from(elapsed) < u128::from(at) + 4_000_000);
-            bits /= if long { 128 } else { 8 };
+                .is_some_and(|at| u128::from(elapsed) < u128::from(at) + (4_000_000u128 << k));
+            bits /= if long { 128 << k } else { 8 };
         }
         if self.doubles
             && self.latency_cut_at.is_none()
@@ -716,8 +722,9 @@ impl Model {
         }
     }
 
-    /// 0: fast, 1: elevated (hold), 2: congested; and the congestion threshold.
-    fn judge(&self, latency: u64) -> (u8, u64) {
+    /// 0: fast, 1: elevated (hold), 2: congested; and the congestion threshold; no verdict
+    /// (fast) until the window holds `least` samples (at most `min_samples`).
+    fn judge(&self, latency: u64, least: usize) -> (u8, u64) {
         match self.p.signal {
             PlainSignal::Off => (0, 0),
             PlainSignal::Target(t) => {
@@ -730,7 +737,7 @@ impl Model {
                 min_samples,
                 ..
             } => {
-                if self.window.len() < usize::from(min_samples) {
+                if self.window.len() < least.min(usize::from(min_samples)) {
                     return (0, 0);
                 }
                 let b = self.median().unwrap_or(0).max(self.p.floor_us);
@@ -777,14 +784,15 @@ impl Model {
 
     /// A cut of a request admitted under `epoch` with `in_flight` in flight (`refused`: an
     /// overload; `late`: one that came as late as a congested success, which the knee takes as
-    /// a latency cut on a window that does not spread).
+    /// a latency cut on a window that does not spread, with the doublings of its threshold
+    /// within its latency).
     #[allow(clippy::too_many_arguments)]
     fn cut(
         &mut self,
         epoch: u32,
         in_flight: u32,
         refused: bool,
-        late: bool,
+        late: Option<u32>,
         elapsed: u64,
         factor: Ratio,
     ) -> Change {
@@ -793,7 +801,7 @@ impl Model {
         }
         // The knee: the concurrency the congestion was seen at, at most the limit; a latency
         // cut below the knee moves it only right after another one below it.
-        let quick = refused && !late;
+        let quick = refused && late.is_none();
         // What the round before kept, if this cut comes right after a cut round, within its
         // first `limit` successes.
         let kept = self
@@ -843,6 +851,7 @@ impl Model {
         speed.below = below;
         speed.rounds_since_cut = 0;
         self.speed.latency_cut_at = (!quick).then_some(elapsed);
+        self.speed.late_doublings = late.unwrap_or(0);
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
         // at least down to what that round kept.
@@ -876,21 +885,28 @@ impl Model {
             Outcome::Overload => {
                 self.speed.start_over(self.limit.whole(), elapsed);
                 // With the probe, a refusal that came as late as a congested success is cut as
-                // deep as one would be.
+                // deep as one would be; judged once the window holds one sample.
                 let latency = s
                     .completed_at
                     .as_micros()
                     .saturating_sub(s.admission.at.as_micros());
-                let late = match self.judge(latency) {
+                let late = match self.judge(latency, 1) {
                     (2, threshold) if self.speed.doubles => Some(threshold),
                     _ => None,
                 };
                 let factor = late.map_or(self.p.backoff, |t| self.latency_factor(t, latency));
+                // The largest k within 0..=3 with threshold × 2^k <= latency.
+                let doublings = late.map(|t| {
+                    (1..=3)
+                        .rev()
+                        .find(|&k| t > 0 && u128::from(t) << k <= u128::from(latency))
+                        .unwrap_or(0)
+                });
                 self.cut(
                     s.admission.epoch.0,
                     s.admission.in_flight,
                     true,
-                    late.is_some(),
+                    doublings,
                     elapsed,
                     factor,
                 )
@@ -900,7 +916,7 @@ impl Model {
                     .completed_at
                     .as_micros()
                     .saturating_sub(s.admission.at.as_micros());
-                let (verdict, threshold) = self.judge(latency);
+                let (verdict, threshold) = self.judge(latency, usize::MAX);
                 if verdict < 2 || self.limit.whole() <= self.p.min {
                     self.window.push(u64::from(crate::stored_latency(latency)));
                     if self.window.len() > 16 {
@@ -929,7 +945,7 @@ impl Model {
                         self.speed.start_over(self.limit.whole(), elapsed);
                         let factor = self.latency_factor(threshold, latency);
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
-                        self.cut(epoch, in_flight, false, false, elapsed, factor)
+                        self.cut(epoch, in_flight, false, None, elapsed, factor)
                     }
                     1 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,

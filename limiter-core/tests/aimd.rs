@@ -1246,8 +1246,51 @@ fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
     // A quick refusal (10 ms, the baseline; the threshold is 20 ms): the backoff (12.8 × 0.8),
     // and an eighth of a step in the unit below its knee.
     assert_eq!(dwell_after_refusal(10 * MS), (10, 92));
-    // A timeout 25 times the threshold (500 ms): the deepest cut, half, and the long dwell of
-    // a latency knee: a 128th of a step for 4 s (400 samples, about a third of the unit),
+    // A refusal 1.5 times the threshold (30 ms): cut by threshold / latency (12 × 2/3), and
+    // the long dwell of a latency knee: a 128th of a step for 4 s (400 samples of 10 ms, about
+    // a third of the unit), then an eighth.
+    assert_eq!(dwell_after_refusal(30 * MS), (8, 443));
+    // 2.5 times (50 ms): the deepest cut, half; the threshold doubles once within it, so a
+    // 256th for 8 s.
+    assert_eq!(dwell_after_refusal(50 * MS), (6, 825));
+    // A timeout 25 times the threshold (500 ms): three doublings, a 1,024th for 32 s.
+    assert_eq!(dwell_after_refusal(500 * MS), (6, 3225));
+}
+
+#[test]
+fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_baseline() {
+    // Four calls of 100 ms (a baseline needs ten), then one refusal `late` after its admission
+    // with the limit in use; then rounds of 100 ms calls until the limit is back at the level
+    // the refusal was admitted at. Returns the limit the refusal found, the rounds and the
+    // seconds the return took.
+    fn after_refusal(late: u64) -> (u32, usize, u64) {
+        let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+        let mut t = 0;
+        for _ in 0..4 {
+            complete(&mut aimd, t, 100 * MS, Outcome::Success);
+        }
+        t += 100 * MS;
+        let knee = aimd.limit();
+        assert_eq!(
+            complete(&mut aimd, t, late, Outcome::Overload),
+            Change::Decreased
+        );
+        t += late;
+        let start = t;
+        let rounds = rounds_to_reach(&mut aimd, &mut t, knee);
+        (knee, rounds, (t - start) / 1_000_000)
+    }
+    // A quick refusal (as fast as the calls): its knee is one above what the round before kept
+    // (4), and the return below a quick knee takes the limit straight back to 4.
+    assert_eq!(after_refusal(100 * MS), (4, 1, 0));
+    // 300 ms, 1.5 times the threshold of 200 ms (twice the four calls' median): a late
+    // refusal, whose knee dwells as a latency knee's: a 128th of a step per round at 3 for 4 s,
     // then an eighth.
-    assert_eq!(dwell_after_refusal(500 * MS), (6, 427));
+    assert_eq!(after_refusal(300 * MS), (4, 44, 4));
+    // A client timeout of 2 s, 10 thresholds: three doublings, a 1,024th of a step per round
+    // for 32 s. Before the tenth call as after it: taken for a quick refusal, it came back in
+    // one round.
+    assert_eq!(after_refusal(2_000 * MS), (4, 325, 32));
+    // Four doublings would be 64 s: the dwell stops at eight times.
+    assert_eq!(after_refusal(20_000 * MS), (4, 325, 32));
 }

@@ -186,6 +186,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
     all.extend([
         creep(params),
         hang_low(params),
+        hang_silent(),
         fast_backpressure(params),
         shallow_knee(params),
         slow_link(params),
@@ -540,6 +541,17 @@ fn hang() -> Scenario {
             .into(),
         10,
         20,
+        20 * S,
+    )
+}
+
+fn hang_silent() -> Scenario {
+    hanging(
+        "hang-silent",
+        "capacity 10; past 10 in flight the server stops answering; 1 s client timeout; 60 callers, 20 s"
+            .into(),
+        10,
+        10,
         20 * S,
     )
 }

@@ -3,7 +3,7 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
-use super::knee::{CutBy, Knee};
+use super::knee::{CutBy, Knee, doublings};
 use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
@@ -574,8 +574,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
     }
 
-    /// What a success of `latency` says against `baseline` (the baseline now, once known).
-    fn judge(&self, latency: u64, baseline: Option<u32>) -> Verdict {
+    /// What a latency says against `baseline` (the baseline now, once known): no verdict until
+    /// the window holds `min_samples`, unless `early` (a refusal's, see `slow_refusal`).
+    fn judge(&self, latency: u64, baseline: Option<u32>, early: bool) -> Verdict {
         match self.config.signal {
             LatencySignal::Target { micros } if latency > u64::from(micros) => Verdict::Congested {
                 threshold: u64::from(micros),
@@ -586,7 +587,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 min_samples,
                 ..
             } => {
-                if self.window.len() < usize::from(min_samples) {
+                if self.window.len() < usize::from(min_samples) && !early {
                     return Verdict::Fast; // no baseline yet: no verdict
                 }
                 let Some(baseline) = baseline else {
@@ -619,12 +620,21 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// For a refusal that took `latency` to arrive, at `elapsed`: the congestion threshold, if
     /// the latency was at or above it (with the probe only).
+    ///
+    /// Judged against the latencies known so far, before the window holds `min_samples`: that
+    /// many are needed before a baseline may cut a *success*, which noise against a baseline
+    /// not yet learned would do; a refusal cuts anyway, and its latency only decides what the
+    /// cut's knee is. A client timeout of 2 s against a first round of 100 ms calls is late
+    /// whatever the tenth call will say. Taken for a quick refusal, it had no long dwell (the
+    /// simulator's `shared-1000-linear`, seed 1: 1,000 clients grew from 4 to 5 on one shared
+    /// capacity of 4,000, every call timed out, the cut from 5 to 4 set a quick knee at 4, and
+    /// the limits, at their knee, grew to 6 within three rounds and timed out again).
     fn slow_refusal(&mut self, latency: u64, elapsed: u64) -> Option<u64> {
         if PROBES == 0 {
             return None;
         }
         let baseline = self.aged_baseline(elapsed);
-        match self.judge(latency, baseline) {
+        match self.judge(latency, baseline, true) {
             Verdict::Congested { threshold } => Some(threshold),
             Verdict::Fast | Verdict::Elevated => None,
         }
@@ -695,12 +705,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         // sample at low load says nothing about the limit): the knee's evidence.
         let in_flight = sample.admission.in_flight;
         let mut seen = in_flight.min(whole);
-        let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal);
+        let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal { .. });
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep,
             // and a quick refusal's knee is at most one above it (see `tally`).
             if let Some(kept) = tally.kept(self.epoch) {
-                if by == CutBy::Refusal {
+                if matches!(by, CutBy::Refusal) {
                     seen = seen.min(kept.saturating_add(1));
                 }
                 let kept = V::from_u32(kept.max(self.config.bounds.min));
@@ -905,7 +915,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             .first()
             .map_or(0, |probe| probe.shift(whole, knee));
         // At most 64 whole steps: the shift of a large limit cannot overflow in 64 bits.
-        let mut bits = (u64::from(step.to_bits()) << shift) >> self.knee.slow(whole, elapsed);
+        let slow = if PROBES > 0 {
+            self.knee.slow::<true>(whole, elapsed)
+        } else {
+            self.knee.slow::<false>(whole, elapsed)
+        };
+        let mut bits = (u64::from(step.to_bits()) << shift) >> slow;
         // A level the limit goes straight to (0: none).
         let mut back_to = 0;
         if PROBES > 0 {
@@ -967,13 +982,19 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         let step = match sample.outcome {
             Outcome::Ignore => Step::Hold,
             Outcome::Overload => match self.slow_refusal(latency, elapsed) {
-                Some(threshold) => Step::Cut(threshold, latency, CutBy::LateRefusal),
+                Some(threshold) => Step::Cut(
+                    threshold,
+                    latency,
+                    CutBy::LateRefusal {
+                        doublings: doublings(threshold, latency),
+                    },
+                ),
                 None => Step::Cut(1, 1, CutBy::Refusal),
             },
             Outcome::Success => {
                 let mono = Instant::from_micros(elapsed);
                 let baseline = self.aged_baseline(elapsed);
-                let verdict = self.judge(latency, baseline);
+                let verdict = self.judge(latency, baseline, false);
                 let fresh = sample.admission.epoch == self.epoch;
                 rescaled = self.watch_baseline(latency, baseline, elapsed, fresh);
                 // The baseline learns from healthy samples only, or it would absorb the very

@@ -15,8 +15,9 @@
 //!   here: what a try of its knee costs is the time the call is held, not the refusal.
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
-//!   [`LONG_DWELL_MICROS`] after a cut by latency, and not at all below a knee found by latency
-//!   while the healthy latencies spread widely.
+//!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
+//!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`]),
+//!   and not at all below a knee found by latency while the healthy latencies spread widely.
 //! - **The return below a quick knee** (with the growth probe): below a knee found by a quick
 //!   refusal, more than one unit down, the step is at least the whole distance to the unit
 //!   below the knee, worked out again at each sample, so each round closes about two thirds of
@@ -44,8 +45,13 @@ pub(crate) enum CutBy {
     /// A refusal that came as late as a congested success (a client timeout, a slow 504):
     /// trying that knee again costs a call held for as long, so the knee takes it as a cut by
     /// latency (its long dwell, and a knee that moves down only on evidence); the tally still
-    /// counts it as refused.
-    LateRefusal,
+    /// counts it as refused. `doublings` is how many times the congestion threshold doubles
+    /// within the refusal's latency, at most [`MAX_DOUBLINGS`] (see [`doublings`]): the long
+    /// dwell below its knee is `2^doublings` times as long.
+    LateRefusal {
+        /// `⌊log2(latency / threshold)⌋`, within `0..=MAX_DOUBLINGS`.
+        doublings: u8,
+    },
     /// Slow successes: past a sharp knee, one call too many slows every call in flight.
     Latency,
     /// Slow successes where the healthy latencies spread widely (see
@@ -59,6 +65,34 @@ const SLOW: u8 = 3;
 const LATENCY_SLOW: u8 = 7;
 /// How long the dwell below a latency knee is long: 4 s.
 const LONG_DWELL_MICROS: u64 = 4_000_000;
+/// The most a late refusal's long dwell is doubled: 8 times, 32 s and 1,024 rounds.
+pub(crate) const MAX_DOUBLINGS: u8 = 3;
+
+/// How many times `threshold` doubles and stays at or below `latency`, at most
+/// [`MAX_DOUBLINGS`]: 0 for a latency below twice the threshold (and for a zero threshold), 3
+/// for a client timeout of 2 s against a threshold of 200 ms.
+///
+/// Why a late refusal's dwell grows with it: the dwell below a knee is as long as a try of the
+/// knee costs (see the module `probe`, rule 3). A try of a latency knee costs about one
+/// threshold per call it slows; a try that ends in a client timeout holds each call it sends
+/// for the whole timeout, many thresholds, and, on a dependency whose throughput collapses
+/// past its knee, every other client's calls with it. After such a knee the long dwell of 4 s
+/// (and 128 rounds) let the limit try it again every few seconds: on one dependency that
+/// stops answering past 10 in flight (1 s client timeout, 20 ms calls) the limit spent a
+/// quarter of the oracle's goodput on tries; among 1,000 clients whose shared dependency
+/// slows by a whole service time per call past its capacity, each try timed out every
+/// client's calls for 2 s. A dwell that doubles with the refusal's lateness bounds each try's
+/// cost the same way a latency knee's dwell does, up to 8 times as long (32 s): how long
+/// capacity that came back can go unseen past such a knee.
+pub(crate) const fn doublings(threshold: u64, latency: u64) -> u8 {
+    let (mut n, mut bar) = (0, threshold);
+    // `bar <= latency / 2`: twice the bar still within the latency, and no overflow.
+    while n < MAX_DOUBLINGS && bar > 0 && bar <= latency / 2 {
+        n += 1;
+        bar *= 2;
+    }
+    n
+}
 /// A second cut by latency below the knee within this many rounds of the first moves it.
 const KNEE_ROUNDS: u8 = 8;
 /// A second cut below the knee at least this many rounds after the first lifts the knee one
@@ -76,6 +110,9 @@ pub(crate) struct Knee {
     /// For a knee found by latency, the elapsed µs until which the dwell below it is long; 0
     /// for one found by a refusal.
     long_until: u64,
+    /// For a knee found by a late refusal, its [`doublings`] (the long dwell is that many times
+    /// doubled, in time and in rounds); 0 otherwise.
+    doublings: u8,
     /// Whether the unit below the knee dwells: not after a cut on latency alone while the
     /// healthy latencies spread widely.
     dwell: bool,
@@ -95,6 +132,7 @@ impl Knee {
             at: 0,
             since_below: u8::MAX,
             long_until: 0,
+            doublings: 0,
             dwell: true,
             left: if limit == 0 { 1 } else { limit },
             served_before: 0,
@@ -114,12 +152,16 @@ impl Knee {
     }
 
     /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
-    /// by 7 (a 128th) while a latency knee's long dwell lasts, by 3 (an eighth) otherwise; not
-    /// at all below a knee found on spread latencies.
-    pub(crate) const fn slow(&self, limit: u32, elapsed: u64) -> u8 {
+    /// by 7 (a 128th) while a latency knee's long dwell lasts (by 7 plus the [`doublings`] of a
+    /// late refusal's knee: down to a 1,024th), by 3 (an eighth) otherwise; not at all below a
+    /// knee found on spread latencies.
+    /// (`PROBE`: the growth probe's AIMD, the only one whose refusals can come late.)
+    pub(crate) const fn slow<const PROBE: bool>(&self, limit: u32, elapsed: u64) -> u8 {
         if self.dwell && limit < self.at && limit + 1 >= self.at {
             if elapsed < self.long_until {
-                LATENCY_SLOW
+                // A constant shift without the probe: no 64-bit shift by a variable on a
+                // Cortex-M0 where it cannot be used.
+                LATENCY_SLOW + if PROBE { self.doublings } else { 0 }
             } else {
                 SLOW
             }
@@ -215,8 +257,8 @@ impl Knee {
         if PROBE {
             self.remember_served(seen, by);
         }
-        let by_latency = by != CutBy::Refusal;
-        self.dwell = by != CutBy::SpreadLatency;
+        let by_latency = !matches!(by, CutBy::Refusal);
+        self.dwell = !matches!(by, CutBy::SpreadLatency);
         let again = self.since_below <= KNEE_ROUNDS;
         let kept = self.since_below >= KEPT_ROUNDS;
         let below = by_latency && seen < self.at;
@@ -231,8 +273,13 @@ impl Knee {
             // Half the evidence, half the way down (rounded up: a knee one above stays).
             seen + (self.at - seen).div_ceil(2)
         };
+        // Only the probing AIMD judges how late a refusal came (the compact one's are all quick).
+        self.doublings = match by {
+            CutBy::LateRefusal { doublings } if PROBE => doublings.min(MAX_DOUBLINGS),
+            _ => 0,
+        };
         self.long_until = if by_latency {
-            elapsed.saturating_add(LONG_DWELL_MICROS)
+            elapsed.saturating_add(LONG_DWELL_MICROS << self.doublings)
         } else {
             0
         };
@@ -241,7 +288,7 @@ impl Knee {
     /// The level served before a fall, as a cut seen at `seen` by `by` leaves it (see
     /// [`Knee::cut_from`]); called before the knee moves.
     fn remember_served(&mut self, seen: u32, by: CutBy) {
-        if by != CutBy::Refusal {
+        if !matches!(by, CutBy::Refusal) {
             self.served_before = 0;
         } else if seen < self.at {
             self.served_before = self.served_before.max(self.at);
@@ -301,14 +348,18 @@ mod tests {
     #[test]
     fn the_unit_below_the_knee_grows_by_an_eighth() {
         let mut knee = Knee::new(5);
-        assert_eq!(knee.slow(5, 0), 0, "no knee yet");
+        assert_eq!(knee.slow::<true>(5, 0), 0, "no knee yet");
         knee.cut_from::<true>(10, CutBy::Refusal, 0);
         assert_eq!(
-            [knee.slow(8, 0), knee.slow(9, 0), knee.slow(10, 0)],
+            [
+                knee.slow::<true>(8, 0),
+                knee.slow::<true>(9, 0),
+                knee.slow::<true>(10, 0)
+            ],
             [0, 3, 0]
         );
         knee.cut_from::<true>(u32::MAX, CutBy::Refusal, 0);
-        assert_eq!(knee.slow(u32::MAX - 1, 0), 3);
+        assert_eq!(knee.slow::<true>(u32::MAX - 1, 0), 3);
     }
 
     #[test]
@@ -341,7 +392,11 @@ mod tests {
         knee.cut_from::<true>(5, CutBy::Refusal, 0);
         assert_eq!(knee.return_to(5, true), 59);
         // Any cut by latency forgets it; so does a late refusal.
-        for by in [CutBy::Latency, CutBy::LateRefusal, CutBy::SpreadLatency] {
+        for by in [
+            CutBy::Latency,
+            CutBy::LateRefusal { doublings: 0 },
+            CutBy::SpreadLatency,
+        ] {
             let mut k = knee;
             k.cut_from::<true>(4, by, 0);
             assert_eq!(k.return_to(4, true), 0, "{by:?}");
@@ -364,7 +419,11 @@ mod tests {
         );
         assert_eq!([knee.quick_gap(51), knee.quick_gap(60)], [0, 0]);
         // Not below a knee found by latency, a late refusal's or a spread one's.
-        for by in [CutBy::Latency, CutBy::LateRefusal, CutBy::SpreadLatency] {
+        for by in [
+            CutBy::Latency,
+            CutBy::LateRefusal { doublings: 0 },
+            CutBy::SpreadLatency,
+        ] {
             knee.cut_from::<true>(51, by, 1);
             assert_eq!(knee.quick_gap(40), 0, "{by:?}");
         }
@@ -378,16 +437,61 @@ mod tests {
     fn below_a_latency_knee_the_step_is_a_128th_for_four_seconds() {
         let mut knee = Knee::new(5);
         knee.cut_from::<true>(10, CutBy::Latency, 1_000_000);
-        assert_eq!([knee.slow(8, 1_000_000), knee.slow(9, 1_000_000)], [0, 7]);
-        assert_eq!(knee.slow(9, 4_999_999), 7);
-        assert_eq!(knee.slow(9, 5_000_000), 3, "an eighth after 4 s");
-        assert_eq!(knee.slow(10, 1_000_000), 0, "at the knee");
+        assert_eq!(
+            [
+                knee.slow::<true>(8, 1_000_000),
+                knee.slow::<true>(9, 1_000_000)
+            ],
+            [0, 7]
+        );
+        assert_eq!(knee.slow::<true>(9, 4_999_999), 7);
+        assert_eq!(knee.slow::<true>(9, 5_000_000), 3, "an eighth after 4 s");
+        assert_eq!(knee.slow::<true>(10, 1_000_000), 0, "at the knee");
         // A refusal's knee: an eighth at once, and it ends a latency knee's long dwell.
         knee.cut_from::<true>(10, CutBy::Refusal, 2_000_000);
-        assert_eq!(knee.slow(9, 2_000_000), 3);
+        assert_eq!(knee.slow::<true>(9, 2_000_000), 3);
         // Elapsed time near its end does not overflow.
         knee.cut_from::<true>(10, CutBy::Latency, u64::MAX - 1);
-        assert_eq!(knee.slow(9, u64::MAX - 1), 7);
+        assert_eq!(knee.slow::<true>(9, u64::MAX - 1), 7);
+    }
+
+    #[test]
+    fn a_late_refusals_long_dwell_doubles_with_how_late_it_came() {
+        // Doublings of the threshold within the latency: none below twice it, at most three.
+        assert_eq!(
+            [199, 200, 399, 400, 799, 800, 1_599, 1_600, 1_000_000].map(|l| doublings(100, l)),
+            [0, 1, 1, 2, 2, 3, 3, 3, 3]
+        );
+        assert_eq!([doublings(0, 1_000), doublings(u64::MAX, u64::MAX)], [0, 0]);
+        assert_eq!(doublings(u64::MAX / 2, u64::MAX), 1, "no overflow");
+        let mut knee = Knee::new(5);
+        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, 1_000_000);
+        // A 1,024th of a step for 32 s, then an eighth.
+        assert_eq!(knee.slow::<true>(9, 32_999_999), 10);
+        assert_eq!(knee.slow::<true>(9, 33_000_000), 3);
+        // One doubling: a 256th for 8 s.
+        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 1 }, 0);
+        assert_eq!(
+            [
+                knee.slow::<true>(9, 7_999_999),
+                knee.slow::<true>(9, 8_000_000)
+            ],
+            [8, 3]
+        );
+        // Out of range: at most three; a cut by latency after it has the plain long dwell.
+        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 9 }, 0);
+        assert_eq!(knee.slow::<true>(9, 0), 10);
+        knee.cut_from::<true>(10, CutBy::Latency, 0);
+        assert_eq!(
+            [
+                knee.slow::<true>(9, 3_999_999),
+                knee.slow::<true>(9, 4_000_000)
+            ],
+            [7, 3]
+        );
+        // The end of the clock does not overflow.
+        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, u64::MAX - 1);
+        assert_eq!(knee.slow::<true>(9, u64::MAX - 1), 10);
     }
 
     #[test]
@@ -395,14 +499,20 @@ mod tests {
         let mut knee = Knee::new(5);
         knee.cut_from::<true>(10, CutBy::SpreadLatency, 1_000_000);
         assert_eq!(knee.at(), 10, "the knee is still set");
-        assert_eq!([knee.slow(9, 1_000_000), knee.slow(9, 9_000_000)], [0, 0]);
+        assert_eq!(
+            [
+                knee.slow::<true>(9, 1_000_000),
+                knee.slow::<true>(9, 9_000_000)
+            ],
+            [0, 0]
+        );
         // The next cut decides again.
         knee.cut_from::<true>(10, CutBy::Latency, 2_000_000);
-        assert_eq!(knee.slow(9, 2_000_000), 7);
+        assert_eq!(knee.slow::<true>(9, 2_000_000), 7);
         knee.cut_from::<true>(10, CutBy::SpreadLatency, 3_000_000);
-        assert_eq!(knee.slow(9, 3_000_000), 0);
+        assert_eq!(knee.slow::<true>(9, 3_000_000), 0);
         knee.cut_from::<true>(10, CutBy::Refusal, 4_000_000);
-        assert_eq!(knee.slow(9, 4_000_000), 3);
+        assert_eq!(knee.slow::<true>(9, 4_000_000), 3);
     }
 
     #[test]
