@@ -895,11 +895,12 @@ impl Model {
                     _ => None,
                 };
                 let factor = late.map_or(self.p.backoff, |t| self.latency_factor(t, latency));
-                // The largest k within 0..=3 with threshold × 2^k <= latency.
+                // The largest k within 0..=3 with threshold × 2^k <= latency (a threshold of 0
+                // as 1 µs).
                 let doublings = late.map(|t| {
                     (1..=3)
                         .rev()
-                        .find(|&k| t > 0 && u128::from(t) << k <= u128::from(latency))
+                        .find(|&k| u128::from(t.max(1)) << k <= u128::from(latency))
                         .unwrap_or(0)
                 });
                 self.cut(

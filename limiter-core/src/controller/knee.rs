@@ -64,13 +64,13 @@ const SLOW: u8 = 3;
 /// Below a knee found by latency, for `LONG_DWELL_MICROS` after the cut: a 128th.
 const LATENCY_SLOW: u8 = 7;
 /// How long the dwell below a latency knee is long: 4 s.
-const LONG_DWELL_MICROS: u64 = 4_000_000;
+const LONG_DWELL_MICROS: u32 = 4_000_000;
 /// The most a late refusal's long dwell is doubled: 8 times, 32 s and 1,024 rounds.
 pub(crate) const MAX_DOUBLINGS: u8 = 3;
 
 /// How many times `threshold` doubles and stays at or below `latency`, at most
-/// [`MAX_DOUBLINGS`]: 0 for a latency below twice the threshold (and for a zero threshold), 3
-/// for a client timeout of 2 s against a threshold of 200 ms.
+/// [`MAX_DOUBLINGS`]: 0 for a latency below twice the threshold, 3 for a client timeout of 2 s
+/// against a threshold of 200 ms (a threshold of 0 counts as 1 µs).
 ///
 /// Why a late refusal's dwell grows with it: the dwell below a knee is as long as a try of the
 /// knee costs (see the module `probe`, rule 3). A try of a latency knee costs about one
@@ -85,13 +85,19 @@ pub(crate) const MAX_DOUBLINGS: u8 = 3;
 /// cost the same way a latency knee's dwell does, up to 8 times as long (32 s): how long
 /// capacity that came back can go unseen past such a knee.
 pub(crate) const fn doublings(threshold: u64, latency: u64) -> u8 {
-    let (mut n, mut bar) = (0, threshold);
-    // `bar <= latency / 2`: twice the bar still within the latency, and no overflow.
-    while n < MAX_DOUBLINGS && bar > 0 && bar <= latency / 2 {
-        n += 1;
-        bar *= 2;
+    // `latency >> k >= threshold` is `latency >= threshold × 2^k`, without an overflow; a
+    // threshold of 0 counts as 1 µs. Unrolled: a loop of 64-bit arithmetic is about 150 bytes
+    // of code on a Cortex-M0.
+    let threshold = if threshold == 0 { 1 } else { threshold };
+    if latency >> 3 >= threshold {
+        3
+    } else if latency >> 2 >= threshold {
+        2
+    } else if latency >> 1 >= threshold {
+        1
+    } else {
+        0
     }
-    n
 }
 /// A second cut by latency below the knee within this many rounds of the first moves it.
 const KNEE_ROUNDS: u8 = 8;
@@ -279,7 +285,8 @@ impl Knee {
             _ => 0,
         };
         self.long_until = if by_latency {
-            elapsed.saturating_add(LONG_DWELL_MICROS << self.doublings)
+            // In 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
+            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << self.doublings))
         } else {
             0
         };
@@ -462,8 +469,17 @@ mod tests {
             [199, 200, 399, 400, 799, 800, 1_599, 1_600, 1_000_000].map(|l| doublings(100, l)),
             [0, 1, 1, 2, 2, 3, 3, 3, 3]
         );
-        assert_eq!([doublings(0, 1_000), doublings(u64::MAX, u64::MAX)], [0, 0]);
-        assert_eq!(doublings(u64::MAX / 2, u64::MAX), 1, "no overflow");
+        assert_eq!(
+            [doublings(0, 1), doublings(0, 2), doublings(0, 1_000)],
+            [0, 1, 3]
+        );
+        assert_eq!(
+            [
+                doublings(u64::MAX, u64::MAX),
+                doublings(u64::MAX / 2, u64::MAX)
+            ],
+            [0, 1]
+        );
         let mut knee = Knee::new(5);
         knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, 1_000_000);
         // A 1,024th of a step for 32 s, then an eighth.
