@@ -196,8 +196,10 @@ impl<R: EmbassyRaw> limiter_core::Pace for Quota<R> {
 ///
 /// `C` is the controller ([`AimdFixedCompact`] by default: no floating point, and AIMD with the
 /// knee and the dwell below it but without the growth probe's doubling, drains and cut tally,
-/// which cost about 1,500 bytes of flash on a Cortex-M0; name
-/// [`AimdFixed`](limiter_core::AimdFixed) to have them), `R` the embassy-sync raw
+/// which cost about 1,500 bytes of flash on a Cortex-M0, and without judging how late a refusal
+/// came, so a client timeout sets a knee that is tried again within rounds; name
+/// [`AimdFixed`](limiter_core::AimdFixed) to have them, as a dependency that can stop answering
+/// calls past its capacity, with no rise in latency before, calls for), `R` the embassy-sync raw
 /// mutex, `Q` the waiting-queue capacity. Share it by `&'static` reference.
 pub type Limiter<C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usize = 8> =
     limiter_core::Limiter<InPlace<EmbassyGate<C, R, Q>>>;

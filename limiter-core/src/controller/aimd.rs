@@ -457,9 +457,11 @@ pub type AimdFixed = Aimd<Q32, DEFAULT_WINDOW>;
 /// [`AimdFixed`] without the growth probe (`PROBES = 0`, and with it the drains, low rounds and
 /// cut tally): additive increase stays at one step per round, as classic AIMD, with the knee
 /// and the dwell below it, and the code is about 1,500 bytes smaller on a Cortex-M0 (the gate
-/// with it: 5,076 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
-/// and the same firmware built with `AimdFixed`). The embassy adapter's default, to keep its
-/// limiter within 5 KiB of flash.
+/// with it: 5,100 bytes of flash, with `AimdFixed` about 6,600: `bash scripts/footprint.sh`,
+/// and the same firmware built with `AimdFixed`). Every refusal is a quick one to it, cut by the
+/// backoff, however late it came: a client timeout's knee is tried again within rounds, where
+/// `AimdFixed` dwells below it up to 32 s. The embassy adapter's default, to keep its limiter
+/// within 5 KiB of flash.
 pub type AimdFixedCompact = Aimd<Q32, DEFAULT_WINDOW, 0>;
 
 impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
