@@ -836,6 +836,7 @@ impl Model {
             speed.back.stepping = false;
         }
         speed.dwell = sure;
+        let knee_before = speed.knee;
         let again = speed.below && speed.rounds_since_cut <= 8;
         let below = !quick && seen < speed.knee;
         if below && again && speed.doubles && speed.rounds_since_cut >= 4 {
@@ -850,8 +851,19 @@ impl Model {
         }
         speed.below = below;
         speed.rounds_since_cut = 0;
-        self.speed.latency_cut_at = (!quick).then_some(elapsed);
-        self.speed.late_doublings = late.unwrap_or(0);
+        // The long dwell's end: 4 s << doublings after the latency cut; a latency cut that
+        // leaves the knee where it was keeps a later end (with the probe).
+        let end = |at: Option<u64>, k: u32| at.map(|at| u128::from(at) + (4_000_000u128 << k));
+        let new_k = late.unwrap_or(0);
+        let keeps = self.speed.doubles
+            && !quick
+            && self.speed.knee == knee_before
+            && end(self.speed.latency_cut_at, self.speed.late_doublings)
+                > end(Some(elapsed), new_k);
+        if !keeps {
+            self.speed.latency_cut_at = (!quick).then_some(elapsed);
+            self.speed.late_doublings = new_k;
+        }
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
         // at least down to what that round kept.

@@ -16,7 +16,8 @@
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
-//!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`]),
+//!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`];
+//!   a later cut by latency that leaves the knee where it was does not shorten such a dwell),
 //!   and not at all below a knee found by latency while the healthy latencies spread widely.
 //! - **The return below a quick knee** (with the growth probe): below a knee found by a quick
 //!   refusal, more than one unit down, the step is at least the whole distance to the unit
@@ -84,6 +85,14 @@ pub(crate) const MAX_DOUBLINGS: u8 = 3;
 /// client's calls for 2 s. A dwell that doubles with the refusal's lateness bounds each try's
 /// cost the same way a latency knee's dwell does, up to 8 times as long (32 s): how long
 /// capacity that came back can go unseen past such a knee.
+///
+/// A cut by latency that leaves the knee where it was (another client's try, seen a unit below
+/// the knee, moves it only halfway, rounded up) keeps such a dwell rather than starting a 4 s
+/// one: the knee still costs a timeout to try. Without that, among clients on a collapsing
+/// knee, those whose long dwell another's try cut short to 4 s passed their knees into the
+/// room the others left and grew past their shares (`--clients 300 --scenario
+/// shared-300-linear`, seeds 1 / 2: 66 → 79 % of the oracle's goodput; shared-100-linear, seeds
+/// 1 to 6: 68.8 / 67.8 / 67.1 / 63.8 / 72.0 / 64.7 → 74.6 / 76.3 / 67.4 / 63.1 / 66.7 / 66.1 %).
 pub(crate) const fn doublings(threshold: u64, latency: u64) -> u8 {
     // `latency >> k >= threshold` is `latency >= threshold × 2^k`, without an overflow; a
     // threshold of 0 counts as 1 µs. Unrolled: a loop of 64-bit arithmetic is about 150 bytes
@@ -264,6 +273,7 @@ impl Knee {
             self.remember_served(seen, by);
         }
         let by_latency = !matches!(by, CutBy::Refusal);
+        let knee_before = self.at;
         self.dwell = !matches!(by, CutBy::SpreadLatency);
         let again = self.since_below <= KNEE_ROUNDS;
         let kept = self.since_below >= KEPT_ROUNDS;
@@ -280,16 +290,24 @@ impl Knee {
             seen + (self.at - seen).div_ceil(2)
         };
         // Only the probing AIMD judges how late a refusal came (the compact one's are all quick).
-        self.doublings = match by {
+        let doublings = match by {
             CutBy::LateRefusal { doublings } if PROBE => doublings.min(MAX_DOUBLINGS),
             _ => 0,
         };
-        self.long_until = if by_latency {
+        let long_until = if by_latency {
             // In 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
-            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << self.doublings))
+            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << doublings))
         } else {
             0
         };
+        // A cut by latency that leaves the knee where it was keeps a longer dwell under way (a
+        // timeout's, see `doublings`): trying that knee costs what the cut that found it said.
+        // (Without the probe every long dwell is 4 s from its cut: a later one is never shorter.)
+        let keep = PROBE && by_latency && self.at == knee_before && self.long_until > long_until;
+        if !keep {
+            self.doublings = doublings;
+            self.long_until = long_until;
+        }
     }
 
     /// The level served before a fall, as a cut seen at `seen` by `by` leaves it (see
@@ -480,13 +498,17 @@ mod tests {
             ],
             [0, 1]
         );
-        let mut knee = Knee::new(5);
-        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, 1_000_000);
+        let late = |doublings: u8, elapsed: u64| {
+            let mut knee = Knee::new(5);
+            knee.cut_from::<true>(10, CutBy::LateRefusal { doublings }, elapsed);
+            knee
+        };
         // A 1,024th of a step for 32 s, then an eighth.
+        let knee = late(3, 1_000_000);
         assert_eq!(knee.slow::<true>(9, 32_999_999), 10);
         assert_eq!(knee.slow::<true>(9, 33_000_000), 3);
         // One doubling: a 256th for 8 s.
-        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 1 }, 0);
+        let knee = late(1, 0);
         assert_eq!(
             [
                 knee.slow::<true>(9, 7_999_999),
@@ -494,20 +516,48 @@ mod tests {
             ],
             [8, 3]
         );
-        // Out of range: at most three; a cut by latency after it has the plain long dwell.
-        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 9 }, 0);
+        // Out of range: at most three; once its dwell is over, a cut by latency at the same
+        // knee has the plain long dwell.
+        let mut knee = late(9, 0);
         assert_eq!(knee.slow::<true>(9, 0), 10);
-        knee.cut_from::<true>(10, CutBy::Latency, 0);
+        knee.cut_from::<true>(10, CutBy::Latency, 40_000_000);
         assert_eq!(
             [
-                knee.slow::<true>(9, 3_999_999),
-                knee.slow::<true>(9, 4_000_000)
+                knee.slow::<true>(9, 43_999_999),
+                knee.slow::<true>(9, 44_000_000)
             ],
             [7, 3]
         );
         // The end of the clock does not overflow.
-        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, u64::MAX - 1);
+        let knee = late(3, u64::MAX - 1);
         assert_eq!(knee.slow::<true>(9, u64::MAX - 1), 10);
+    }
+
+    #[test]
+    fn a_latency_cut_that_leaves_the_knee_keeps_a_late_refusals_longer_dwell() {
+        let mut knee = Knee::new(5);
+        knee.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, 0);
+        // Another client's try, seen a unit below the knee at 5 s: the knee stays at 10
+        // (halfway, rounded up), and so does the timeout's dwell of 32 s.
+        knee.cut_from::<true>(9, CutBy::Latency, 5_000_000);
+        assert_eq!(knee.at(), 10);
+        assert_eq!(knee.slow::<true>(9, 31_999_999), 10);
+        assert_eq!(knee.slow::<true>(9, 32_000_000), 3);
+        // One that moves the knee starts its own dwell: 4 s, a 128th.
+        let mut moved = Knee::new(5);
+        moved.cut_from::<true>(10, CutBy::LateRefusal { doublings: 3 }, 0);
+        moved.cut_from::<true>(7, CutBy::Latency, 5_000_000);
+        assert_eq!(moved.at(), 9, "halfway down to 7, rounded up");
+        assert_eq!(
+            [
+                moved.slow::<true>(8, 8_999_999),
+                moved.slow::<true>(8, 9_000_000)
+            ],
+            [7, 3]
+        );
+        // A quick refusal at the knee ends the dwell, as it ends any long one.
+        knee.cut_from::<true>(10, CutBy::Refusal, 6_000_000);
+        assert_eq!(knee.slow::<true>(9, 6_000_000), 3);
     }
 
     #[test]
