@@ -56,7 +56,8 @@
 //!    (56 → 12 timeouts); `shared-1000-linear` 41 / 40 / 42 → 63 / 63 / 63 %,
 //!    `shared-100-linear` 65 / 68 / 60 → 69 / 68 / 67 % (with the refusal judged before the
 //!    window holds `min_samples`, which these need: without it 51 / 47 / 51 % and
-//!    59 / 67 / 57 %); no other row moved.
+//!    59 / 67 / 57 %), and 75 / 76 / 67 % once another client's try, seen below a knee it
+//!    leaves where it was, no longer cuts that dwell short; no other row moved.
 //!    There is no dwell at all below a knee found by latency where the healthy latencies
 //!    spread widely (the test of the five-of-eight rule, `MedianWindow::spreads`): there a
 //!    cut by latency is noise as often as a knee, and a dwell after each kept the limit a
