@@ -1004,7 +1004,8 @@ fn against_model(plain: &Plain, events: &[Event]) {
 /// AIMD against its reference model under the default configuration with memory off, on a stream built
 /// from `data` as a dependency's round trips would be: calls admitted with the limit in use,
 /// healthy latencies around 10 ms (narrow or widely spread, by the first byte), bursts of
-/// slow calls, refusals, and stale samples now and then. Random bytes alone rarely reach the
+/// slow calls, refusals (quick ones, and late ones of 80 to 360 ms: client timeouts, whose
+/// knees dwell longer), and stale samples now and then. Random bytes alone rarely reach the
 /// probe's rules (rounds, knees, dwells); this stream does on every run.
 pub fn controller_rounds(data: &[u8]) {
     let Some((&mode, bytes)) = data.split_first() else {
@@ -1025,7 +1026,8 @@ pub fn controller_rounds(data: &[u8]) {
             u16::from(b >> 4) // up to 1.5 ms
         };
         let (latency, outcome) = match b % 16 {
-            0 => (100, 0),                              // a refusal
+            0 if b & 16 == 0 => (100, 0),               // a quick refusal
+            0 => (400 * (2 + u16::from(b >> 5)), 0),    // a late one: 80 to 360 ms
             1..=3 => (100 * (2 + u16::from(b % 3)), 2), // a slow call: 20 to 40 ms
             _ => (100 + jitter, 2),
         };
