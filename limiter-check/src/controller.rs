@@ -93,6 +93,9 @@ impl ConfigInput {
             growth,
             cooldown_us: u64::from(self.cooldown_ms % 100_000) * 1_000,
             floor_us: u64::from(self.floor_us % 10_000),
+            // One configuration in four starts fast (taken from bits of `raw` that the rest
+            // does not read, so that stored inputs keep the rest of their meaning).
+            fast_start: (self.raw >> 5) & 3 == 3,
             signal: match self.signal % 3 {
                 0 => PlainSignal::Baseline {
                     tolerance,
@@ -448,6 +451,7 @@ struct Plain {
     cooldown_us: u64,
     floor_us: u64,
     signal: PlainSignal,
+    fast_start: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -479,6 +483,7 @@ impl Plain {
             min_samples: 10,
             memory_us: 600_000_000,
         },
+        fast_start: false,
     };
 
     fn config(&self) -> AimdConfig {
@@ -491,7 +496,8 @@ impl Plain {
             .growth_utilisation(self.utilisation)
             .growth_tolerance(self.growth)
             .cooldown(Duration::from_micros(self.cooldown_us))
-            .baseline_floor(Duration::from_micros(self.floor_us));
+            .baseline_floor(Duration::from_micros(self.floor_us))
+            .fast_start(self.fast_start);
         match self.signal {
             PlainSignal::Off => base.signal(LatencySignal::Off),
             PlainSignal::Target(us) => base.target(Duration::from_micros(us)),
@@ -521,6 +527,11 @@ struct Model {
     /// The last cut round, from its documentation: the epoch cut, the limit the cut set, the
     /// most in flight among its refusals, its refusals, and the successes of the next round.
     tally: Option<Tally>,
+    /// The fast start, from its documentation: until the first sign of congestion (a cut,
+    /// answered or not, or a held success), each growth sample adds a whole unit; the first
+    /// sign halves the limit if it is a fresh held success, and makes a fresh cut at least a
+    /// cut to half.
+    starting: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -620,7 +631,7 @@ impl Speed {
 
     /// The step for a growth sample at `limit`, counted, and a level the limit goes straight
     /// to (0: none).
-    fn step(&mut self, step: Ratio, limit: u32, elapsed: u64) -> (Ratio, u32) {
+    fn step(&mut self, step: Ratio, limit: u32, elapsed: u64, starting: bool) -> (Ratio, u32) {
         let doublings = if limit >= self.knee {
             self.doublings
         } else {
@@ -643,6 +654,10 @@ impl Speed {
             // Below a quick refusal's knee, further than the unit below it: a step of the whole
             // way back to that unit.
             bits = bits.max(u64::from(self.knee - 1 - limit) << 16);
+        }
+        if starting {
+            // The fast start: a whole unit per growth sample.
+            bits = bits.max(u64::from(limit) << 16);
         }
         let level = self.back.level;
         let mut back_to = 0;
@@ -687,6 +702,7 @@ impl Speed {
 
 impl Model {
     const MAX_STEP: u64 = 1 << 40;
+    const HALF: Ratio = Ratio::from_bits(32_768);
 
     fn observe(&mut self, now: u64) -> u64 {
         if now >= self.last_seen {
@@ -906,7 +922,10 @@ impl Model {
                     (2, threshold) if self.speed.doubles => Some(threshold),
                     _ => None,
                 };
-                let factor = late.map_or(self.p.backoff, |t| self.latency_factor(t, latency));
+                let mut factor = late.map_or(self.p.backoff, |t| self.latency_factor(t, latency));
+                if std::mem::take(&mut self.starting) {
+                    factor = factor.min(Self::HALF);
+                }
                 // The largest k within 0..=3 with threshold × 2^k <= latency (a threshold of 0
                 // as 1 µs).
                 let doublings = late.map(|t| {
@@ -951,16 +970,30 @@ impl Model {
                 } else {
                     slow_in(4) >= 2
                 };
+                let first_sign = verdict > 0 && std::mem::take(&mut self.starting);
                 match verdict {
-                    2 if !confirmed => Change::Unchanged,
-                    2 => {
+                    2 if confirmed => {
                         // A confirmed congestion signal, answered or not, starts growth over.
                         self.speed.start_over(self.limit.whole(), elapsed);
-                        let factor = self.latency_factor(threshold, latency);
+                        let mut factor = self.latency_factor(threshold, latency);
+                        if first_sign {
+                            factor = factor.min(Self::HALF);
+                        }
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
                         self.cut(epoch, in_flight, false, None, elapsed, factor)
                     }
-                    1 => Change::Unchanged,
+                    // A fresh held success that ends the fast start halves the limit, as a
+                    // decrease without a cut: no knee, no tally.
+                    1 | 2 if first_sign && s.admission.epoch.0 == self.epoch => {
+                        self.speed.start_over(self.limit.whole(), elapsed);
+                        self.limit = self
+                            .limit
+                            .shrink(Self::HALF)
+                            .clamp_to(self.p.min, self.p.max);
+                        self.epoch = self.epoch.wrapping_add(1);
+                        Change::Decreased
+                    }
+                    1 | 2 => Change::Unchanged,
                     _ if elapsed < self.hold_until => Change::Unchanged,
                     _ if u64::from(s.admission.in_flight)
                         < needed_in_flight(self.p.utilisation, self.limit.whole()) =>
@@ -968,8 +1001,12 @@ impl Model {
                         Change::Unchanged
                     }
                     _ => {
-                        let (step, back_to) =
-                            self.speed.step(self.p.step, self.limit.whole(), elapsed);
+                        let (step, back_to) = self.speed.step(
+                            self.p.step,
+                            self.limit.whole(),
+                            elapsed,
+                            self.starting,
+                        );
                         let mut grown = self.limit.grow(step);
                         if back_to > grown.whole() {
                             grown = Q32::from_u32(back_to);
@@ -1001,7 +1038,8 @@ fn against_model(plain: &Plain, events: &[Event]) {
     drive_against_model::<0>(plain, |_, i| events.get(i).copied());
 }
 
-/// AIMD against its reference model under the default configuration with memory off, on a stream built
+/// AIMD against its reference model under the default configuration with memory off (and, for
+/// half the streams, a fast start), on a stream built
 /// from `data` as a dependency's round trips would be: calls admitted with the limit in use,
 /// healthy latencies around 10 ms (narrow or widely spread, by the first byte), bursts of
 /// slow calls, refusals (quick ones, and late ones of 80 to 360 ms: client timeouts, whose
@@ -1012,12 +1050,16 @@ pub fn controller_rounds(data: &[u8]) {
         return;
     };
     let wide = mode % 2 == 1;
-    let plain = Plain::DEFAULT;
     assert_eq!(
-        plain.config(),
+        Plain::DEFAULT.config(),
         AimdConfig::default(),
         "the model's defaults"
     );
+    // Half the streams start fast (the compact AIMD refuses that and sits those out).
+    let plain = Plain {
+        fast_start: mode & 2 != 0,
+        ..Plain::DEFAULT
+    };
     let round_trips = |limit: u32, i: usize| {
         let &b = bytes.get(i)?;
         let jitter = if wide {
@@ -1047,8 +1089,8 @@ pub fn controller_rounds(data: &[u8]) {
     drive_against_model::<0>(&plain, round_trips);
 }
 
-/// AIMD against its reference model under the default configuration with memory off, on a
-/// quota that falls and comes back: rounds of the limit's calls, each admitted with the limit
+/// AIMD against its reference model under the default configuration with memory off (and again
+/// with a fast start), on a quota that falls and comes back: rounds of the limit's calls, each admitted with the limit
 /// in flight and answered at once, of which the share the next byte of `data` gives (0 to 8
 /// eighths) is served and the rest refused; the calls that complete after a cut within their
 /// round were admitted before it (stale). So cut rounds keep few of their calls and the next
@@ -1081,6 +1123,12 @@ pub fn controller_quota(data: &[u8]) {
     let plain = Plain::DEFAULT;
     drive_against_model::<1>(&plain, stream(data));
     drive_against_model::<0>(&plain, stream(data));
+    // And starting fast, which reaches a quota's wall within a few rounds.
+    let fast = Plain {
+        fast_start: true,
+        ..plain
+    };
+    drive_against_model::<1>(&fast, stream(data));
 }
 
 /// `Aimd<Q32, 16, P>` (`P = 1`: with the growth probe; `P = 0`: compact) against the model,
@@ -1107,6 +1155,7 @@ fn drive_against_model<const P: usize>(
         speed: Speed::new(plain.initial, P > 0),
         recent: Vec::new(),
         tally: None,
+        starting: plain.fast_start,
     };
     let mut now = 0;
     let mut i = 0;

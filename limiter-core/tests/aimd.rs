@@ -1294,3 +1294,157 @@ fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_bas
     // Four doublings would be 64 s: the dwell stops at eight times.
     assert_eq!(after_refusal(20_000 * MS), (4, 325, 32));
 }
+
+/// With `fast_start`, every growth sample admitted with the limit in use (`growth_utilisation`
+/// 0 here, so that each round's calls, admitted together, all count) adds a whole unit.
+fn fast_start(initial: u32) -> AimdFixed {
+    let config = AimdConfig::default()
+        .initial(initial)
+        .bounds(1, 64)
+        .growth_utilisation(Ratio::ZERO)
+        .fast_start(true);
+    AimdFixed::new(config).unwrap()
+}
+
+/// One round of `limit` calls of `latency`, admitted together at `*t` with the limit in use;
+/// returns the limit after it.
+fn round_of<C: Controller>(c: &mut C, t: &mut u64, latency: u64) -> u32 {
+    let n = c.limit();
+    let admitted: Vec<Admission> = (0..n)
+        .map(|_| Admission::new(c, Instant::from_micros(*t), n))
+        .collect();
+    for a in admitted {
+        c.on_sample(&Sample::new(
+            a,
+            Instant::from_micros(*t + latency),
+            Outcome::Success,
+        ));
+    }
+    *t += latency;
+    c.limit()
+}
+
+#[test]
+fn the_fast_start_doubles_every_round_and_a_held_success_ends_it_at_half() {
+    let mut aimd = fast_start(4);
+    let mut t = 0;
+    let limits: Vec<u32> = (0..3)
+        .map(|_| round_of(&mut aimd, &mut t, 100 * MS))
+        .collect();
+    assert_eq!(limits, [8, 16, 32]);
+    // Without it, the first rounds add a little under one step each (each sample adds
+    // `1 / limit` of a limit that grows under it; the probe's doubling needs rounds whose rate
+    // followed, and stays within a quarter of the limit).
+    let mut slow = AimdFixed::new(
+        AimdConfig::default()
+            .initial(4)
+            .bounds(1, 64)
+            .growth_utilisation(Ratio::ZERO),
+    )
+    .unwrap();
+    let mut s = 0;
+    let slow_limits: Vec<u32> = (0..3)
+        .map(|_| round_of(&mut slow, &mut s, 100 * MS))
+        .collect();
+    assert_eq!(slow_limits, [4, 5, 6]);
+
+    // A success held in the band (1.5 times the baseline of 100 ms): the last doubling undone,
+    // under a new epoch.
+    let epoch = aimd.epoch();
+    assert_eq!(success_at(&mut aimd, t, 150 * MS), Change::Decreased);
+    assert_eq!(aimd.limit(), 16);
+    assert_ne!(aimd.epoch(), epoch);
+    t += 150 * MS;
+    // For good: the next rounds grow by a little under one step, as without the fast start.
+    let after: Vec<u32> = (0..2)
+        .map(|_| round_of(&mut aimd, &mut t, 100 * MS))
+        .collect();
+    assert_eq!(after, [16, 17]);
+    // A second held success only holds.
+    assert_eq!(success_at(&mut aimd, t, 150 * MS), Change::Unchanged);
+}
+
+#[test]
+fn a_refusal_ends_the_fast_start_with_a_cut_to_half_at_least() {
+    let mut aimd = fast_start(4);
+    let mut t = 0;
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 8);
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 16);
+    // A quick 429: half, where the backoff alone would leave 12.8.
+    assert_eq!(
+        complete(&mut aimd, t, 10 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(aimd.limit(), 8);
+    // A cut that would go deeper than half keeps its own depth: a timeout of 1 s against the
+    // threshold of 200 ms (twice the baseline) cuts to a fifth, with a deepest cut of a tenth.
+    let mut deep = AimdFixed::new(
+        AimdConfig::default()
+            .initial(4)
+            .bounds(1, 64)
+            .growth_utilisation(Ratio::ZERO)
+            .deepest_cut(Ratio::from_fraction(1, 10).unwrap())
+            .fast_start(true),
+    )
+    .unwrap();
+    let mut t = 0;
+    for _ in 0..3 {
+        round_of(&mut deep, &mut t, 100 * MS);
+    }
+    assert_eq!(deep.limit(), 32);
+    assert_eq!(
+        complete(&mut deep, t, 1_000 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(deep.limit(), 6);
+    // And a first slow success, held (one alone does not cut), halves.
+    let mut held = fast_start(4);
+    let mut t = 0;
+    for _ in 0..3 {
+        round_of(&mut held, &mut t, 100 * MS);
+    }
+    assert_eq!(success_at(&mut held, t, 500 * MS), Change::Decreased);
+    assert_eq!(held.limit(), 16);
+}
+
+#[test]
+fn client_errors_and_answered_signals_do_not_end_the_fast_start_at_half_again() {
+    let mut aimd = fast_start(4);
+    let mut t = 0;
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 8);
+    // A cancellation or a client error is no sign of congestion: the start goes on.
+    let admitted = Admission::new(&aimd, Instant::from_micros(t), 8);
+    aimd.on_sample(&Sample::new(
+        admitted,
+        Instant::from_micros(t + 100 * MS),
+        Outcome::Ignore,
+    ));
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 16);
+    // A held success admitted before the last decrease (an older epoch) ends it without a
+    // second decrease: that round trip was answered.
+    let stale = Admission::new(&aimd, Instant::from_micros(t), 16);
+    assert_eq!(
+        complete(&mut aimd, t, 10 * MS, Outcome::Overload),
+        Change::Decreased
+    );
+    assert_eq!(aimd.limit(), 8);
+    assert_eq!(
+        aimd.on_sample(&Sample::new(
+            stale,
+            Instant::from_micros(t + 150 * MS),
+            Outcome::Success
+        )),
+        Change::Unchanged
+    );
+    assert_eq!(aimd.limit(), 8);
+}
+
+#[test]
+fn the_compact_aimd_refuses_the_fast_start() {
+    let config = AimdConfig::default().fast_start(true);
+    let err = AimdFixedCompact::new(config).unwrap_err();
+    assert_eq!(err, ConfigError::FastStartWithoutProbe);
+    assert_eq!(err.field(), "fast_start");
+    assert!(AimdFixed::new(config).is_ok());
+    assert!(AimdF32::new(config).is_ok());
+}

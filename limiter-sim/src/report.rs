@@ -168,7 +168,13 @@ pub fn table(scenario: &Scenario, rows: &[Row]) -> String {
 }
 
 /// The adaptive controllers of the comparison's first table, by their rows' labels.
-const CONTROLLERS: [&str; 4] = ["AIMD", "Vegas", "EWMA-deviation", "Gradient2"];
+const CONTROLLERS: [&str; 5] = [
+    "AIMD",
+    "AIMD fast start",
+    "Vegas",
+    "EWMA-deviation",
+    "Gradient2",
+];
 
 /// One row's comparison with the oracle: goodput share, p95 ratio, refusals and their share
 /// (and, where some are unavoidable, the share past those).

@@ -83,6 +83,10 @@ fn compared(fixed: &[(&str, u32)]) -> Vec<(String, Limiter)> {
             "AIMD compact".into(),
             Limiter::AimdCompact(AimdConfig::default()),
         ),
+        (
+            "AIMD fast start".into(),
+            Limiter::AimdFloat(AimdConfig::default().fast_start(true)),
+        ),
         ("Vegas".into(), Limiter::Vegas(VegasConfig::default())),
         (
             "EWMA-deviation".into(),

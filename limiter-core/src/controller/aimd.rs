@@ -27,6 +27,9 @@ use crate::time::clock::Instant;
 /// Largest ceiling accepted: every limit up to 2^24 is exact in an `f32`, so the float and the
 /// fixed-point variants can agree to the unit over the whole range.
 pub const MAX_LIMIT: u32 = 1 << 24;
+/// A half: the fast start's end undoes its last doubling (see `Probe`, rule 7).
+const HALF: Ratio = Ratio::from_bits(32_768);
+
 /// Largest additive step accepted (per round of the limit).
 const MAX_STEP: Ratio = Ratio::from_int(64);
 
@@ -148,6 +151,7 @@ pub struct AimdConfig {
     growth_utilisation: Ratio,
     baseline_floor_micros: u32,
     growth_tolerance: Ratio,
+    fast_start: bool,
 }
 
 impl Default for AimdConfig {
@@ -173,6 +177,7 @@ impl AimdConfig {
         growth_utilisation: Ratio::from_bits(52_429), // 0.8
         baseline_floor_micros: 1_000,
         growth_tolerance: Ratio::from_bits(81_920), // 1.25
+        fast_start: false,
     };
 
     bounds_builders!();
@@ -262,6 +267,47 @@ impl AimdConfig {
     /// to `tolerance` for no band. At least 1, at most `tolerance`.
     pub const fn growth_tolerance(mut self, growth_tolerance: Ratio) -> Self {
         self.growth_tolerance = growth_tolerance;
+        self
+    }
+
+    /// Start fast (off by default): until the first sign of congestion since the controller was
+    /// made, the limit doubles every round instead of growing by a step, and the first sign
+    /// halves it (see the module `probe`, rule 7). Needs the growth probe: [`AimdFixedCompact`]
+    /// refuses it ([`ConfigError::FastStartWithoutProbe`]).
+    ///
+    /// For a dependency the client has to itself, such as a provider's quota per account:
+    /// reaching a quota of 50 concurrent calls from 4 takes about 4 round trips instead of 15,
+    /// and going past it costs one round trip of refused calls. Not for a backend shared with
+    /// other clients: a client that joins a queue others keep sees no sign of it while it
+    /// doubles, and takes two to three times its share until the queue is next drained; clients
+    /// that start together double past their shares at once.
+    ///
+    /// ```
+    /// use limiter_core::{Admission, AimdConfig, AimdFixed, Controller, Instant, Outcome, Sample};
+    ///
+    /// // Three round trips of 100 ms, each call admitted with the limit in use and served at
+    /// // the same latency: the limit after them.
+    /// let grown = |config: AimdConfig| {
+    ///     let mut aimd = AimdFixed::new(config).unwrap();
+    ///     let mut now = Instant::ZERO;
+    ///     for _ in 0..3 {
+    ///         let n = aimd.limit();
+    ///         let admitted: Vec<_> = (0..n).map(|_| Admission::new(&aimd, now, n)).collect();
+    ///         now = now.saturating_add_micros(100_000);
+    ///         for admission in admitted {
+    ///             aimd.on_sample(&Sample::new(admission, now, Outcome::Success));
+    ///         }
+    ///     }
+    ///     aimd.limit()
+    /// };
+    /// assert_eq!(grown(AimdConfig::DEFAULT), 6);
+    /// // Each round's calls were admitted at the limit it began with, and growth needs 80 % of
+    /// // the limit in flight: the limit grew under them by about a quarter a round. A backlog
+    /// // that fills each new unit at once doubles it every round.
+    /// assert_eq!(grown(AimdConfig::DEFAULT.fast_start(true)), 11);
+    /// ```
+    pub const fn fast_start(mut self, on: bool) -> Self {
+        self.fast_start = on;
         self
     }
 
@@ -482,7 +528,7 @@ impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
     /// const AIMD: AimdFixed = AimdFixed::new_const(AimdConfig::DEFAULT.bounds(0, 16));
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(config.validate(N));
+        assert_valid(Self::check(&config));
         Self::assemble(config, Q32::from_whole(config.bounds.initial))
     }
 }
@@ -498,7 +544,7 @@ impl<const N: usize, const PROBES: usize> Aimd<F32, N, PROBES> {
     /// assert_eq!(AIMD.limit(), 8);
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(config.validate(N));
+        assert_valid(Self::check(&config));
         Self::assemble(config, F32::from_whole(config.bounds.initial))
     }
 }
@@ -513,8 +559,16 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// A controller with a validated configuration.
     pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
-        config.validate(N)?;
+        Self::check(&config)?;
         Ok(Self::assemble(config, V::from_u32(config.bounds.initial)))
+    }
+
+    /// `config` checked for this window, and the fast start only with the growth probe.
+    const fn check(config: &AimdConfig) -> Result<(), ConfigError> {
+        if PROBES == 0 && config.fast_start {
+            return Err(ConfigError::FastStartWithoutProbe);
+        }
+        config.validate(N)
     }
 
     /// The controller at its starting `limit`, once `config` is known to be valid.
@@ -536,7 +590,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             decreases: 0,
             at_floor: FloorWatch::new(),
             slow_recent: 0,
-            probe: [Probe::new(config.bounds.initial); PROBES],
+            probe: [Probe::new(config.bounds.initial, config.fast_start); PROBES],
             tally: [Tally::new(); PROBES],
             knee: Knee::new(config.bounds.initial),
         }
@@ -746,6 +800,27 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         Change::Decreased
     }
 
+    /// Halves the limit under a new epoch, as a decrease without a cut (no knee, no tally): the
+    /// fast start's end on a success held above the band (see `Probe`, rule 7). Growth starts
+    /// over at one step, from the limit before, as after a cut; a drain under way is over.
+    fn halve(&mut self, elapsed: u64, now: Instant) -> Change {
+        let whole = self.limit.whole();
+        self.limit = self
+            .limit
+            .shrink(HALF)
+            .clamp_to(self.config.bounds.min, self.config.bounds.max);
+        self.knee.restart(whole);
+        if let Some(probe) = self.probe.first_mut() {
+            probe.stop_drain(elapsed);
+            probe.restart(whole, elapsed);
+        }
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.decreases = self.decreases.wrapping_add(1);
+        self.at_floor
+            .observe(self.limit.whole() <= self.config.bounds.min, now);
+        Change::Decreased
+    }
+
     /// Whether the baseline is remembered (a [`LatencySignal::Baseline`] with memory): only
     /// then do drains and low rounds have a remembered baseline to correct.
     const fn remembers(&self) -> bool {
@@ -929,6 +1004,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // Below a knee found by a quick refusal: a step of the whole way back to the unit
             // below it (see `Knee::quick_gap`).
             bits = bits.max(u64::from(self.knee.quick_gap(whole)) << 16);
+            // The fast start: a whole unit per growth sample (see `Probe`, rule 7).
+            if self.probe.first().is_some_and(Probe::starting) {
+                bits = bits.max(u64::from(whole) << 16);
+            }
             // At or above the knee, once a round there was served: straight back to the unit
             // below the level served before a quota fell (see `Knee::return_to`).
             let served = self.probe.first().is_some_and(Probe::followed);
@@ -1038,6 +1117,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             );
             return Change::Decreased;
         }
+        // The first sign of congestion (a cut, or a success held above the growth band) ends
+        // the fast start, and undoes its last doubling (see `Probe`, rule 7).
+        let first_sign = !matches!(step, Step::Grow)
+            && sample.outcome != Outcome::Ignore
+            && self.probe.first_mut().is_some_and(Probe::end_start);
+        if first_sign && matches!(step, Step::Hold) && sample.admission.epoch == self.epoch {
+            return self.halve(elapsed, sample.completed_at);
+        }
         // Growth speeds up only between congestion signals: one (even one already answered)
         // starts over at one step. A sample in the hold band only does not count: on a noisy
         // dependency a share of healthy samples always lands there.
@@ -1052,7 +1139,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             // The factor is a division: not worked out for a round trip already answered,
             // which `cut` would ignore.
             Step::Cut(part, whole, by) if sample.admission.epoch == self.epoch => {
-                let factor = self.latency_cut(part, whole);
+                let mut factor = self.latency_cut(part, whole);
+                if first_sign && factor.to_bits() > HALF.to_bits() {
+                    factor = HALF; // the fast start's last doubling undone, at least
+                }
                 self.cut(sample, elapsed, factor, by)
             }
             Step::Cut(..) => Change::Unchanged,
