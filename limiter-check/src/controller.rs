@@ -364,15 +364,42 @@ pub fn controller(data: &[u8]) {
     let Some((config, plain, extra, events)) = decode(data) else {
         return;
     };
-    run::<F32, 1>(config, &events);
-    run::<Q32, 1>(config, &events);
-    run::<Q32, 0>(config, &events);
+    let fast = plain.fast_start;
+    run::<F32, 1>(config, fast, &events);
+    run::<Q32, 1>(config, fast, &events);
+    run::<Q32, 0>(config, false, &events);
     run_others(&config, extra, &events);
     against_model(&plain, &events);
 }
 
-fn run<V: LimitValue, const P: usize>(config: AimdConfig, events: &[Event]) {
-    let Ok(mut c) = Aimd::<V, 16, P>::new(config) else {
+/// An AIMD of a 16-sample window as a test builds it: under `config`, started fast if `fast`.
+trait Built: Sized {
+    /// `None` if `config` is refused, or if `fast` is asked of the compact AIMD, which has no
+    /// fast start.
+    fn built(config: AimdConfig, fast: bool) -> Option<Self>;
+}
+
+impl<V: LimitValue> Built for Aimd<V, 16, 1> {
+    fn built(config: AimdConfig, fast: bool) -> Option<Self> {
+        let aimd = Self::new(config).ok()?;
+        Some(if fast { aimd.fast_start() } else { aimd })
+    }
+}
+
+impl<V: LimitValue> Built for Aimd<V, 16, 0> {
+    fn built(config: AimdConfig, fast: bool) -> Option<Self> {
+        if fast {
+            return None;
+        }
+        Self::new(config).ok()
+    }
+}
+
+fn run<V: LimitValue, const P: usize>(config: AimdConfig, fast: bool, events: &[Event])
+where
+    Aimd<V, 16, P>: Built,
+{
+    let Some(mut c) = Aimd::<V, 16, P>::built(config, fast) else {
         return;
     };
     let mut now = 0;
@@ -388,12 +415,14 @@ fn run<V: LimitValue, const P: usize>(config: AimdConfig, events: &[Event]) {
 /// The stream is the healthy kind a limiter meets in service (times move forward; any outcome,
 /// latency and in-flight), so that what is compared is the arithmetic of the two variants.
 pub fn fixed_vs_float(data: &[u8]) {
-    let Some((config, _, _, events)) = decode(data) else {
+    let Some((config, plain, _, events)) = decode(data) else {
         return;
     };
-    let (Ok(mut float), Ok(mut fixed)) =
-        (Aimd::<F32, 16>::new(config), Aimd::<Q32, 16>::new(config))
-    else {
+    let fast = plain.fast_start;
+    let (Some(mut float), Some(mut fixed)) = (
+        Aimd::<F32, 16>::built(config, fast),
+        Aimd::<Q32, 16>::built(config, fast),
+    ) else {
         return;
     };
     let (mut now_f, mut now_q) = (0, 0);
@@ -451,6 +480,7 @@ struct Plain {
     cooldown_us: u64,
     floor_us: u64,
     signal: PlainSignal,
+    /// Started with `Aimd::fast_start` (the AIMD with the growth probe only).
     fast_start: bool,
 }
 
@@ -496,8 +526,7 @@ impl Plain {
             .growth_utilisation(self.utilisation)
             .growth_tolerance(self.growth)
             .cooldown(Duration::from_micros(self.cooldown_us))
-            .baseline_floor(Duration::from_micros(self.floor_us))
-            .fast_start(self.fast_start);
+            .baseline_floor(Duration::from_micros(self.floor_us));
         match self.signal {
             PlainSignal::Off => base.signal(LatencySignal::Off),
             PlainSignal::Target(us) => base.target(Duration::from_micros(us)),
@@ -1055,7 +1084,7 @@ pub fn controller_rounds(data: &[u8]) {
         AimdConfig::default(),
         "the model's defaults"
     );
-    // Half the streams start fast (the compact AIMD refuses that and sits those out).
+    // Half the streams start fast (the compact AIMD has no fast start and sits those out).
     let plain = Plain {
         fast_start: mode & 2 != 0,
         ..Plain::DEFAULT
@@ -1136,12 +1165,15 @@ pub fn controller_quota(data: &[u8]) {
 fn drive_against_model<const P: usize>(
     plain: &Plain,
     mut next: impl FnMut(u32, usize) -> Option<Event>,
-) {
+) where
+    Aimd<Q32, 16, P>: Built,
+{
     let mut plain = *plain;
     if let PlainSignal::Baseline { memory_us, .. } = &mut plain.signal {
         *memory_us = 0;
     }
-    let Ok(mut real) = Aimd::<Q32, 16, P>::new(plain.config()) else {
+    // (The compact AIMD has no fast start: it sits those streams out.)
+    let Some(mut real) = Aimd::<Q32, 16, P>::built(plain.config(), plain.fast_start) else {
         return;
     };
     let mut model = Model {

@@ -59,10 +59,6 @@ pub enum ConfigError {
     AlphaOutOfRange,
     /// A retry budget's `period` is zero.
     PeriodIsZero,
-    /// AIMD's `fast_start` asked of an AIMD without the growth probe ([`AimdFixedCompact`]).
-    ///
-    /// [`AimdFixedCompact`]: crate::AimdFixedCompact
-    FastStartWithoutProbe,
 }
 
 impl ConfigError {
@@ -94,7 +90,6 @@ impl ConfigError {
             ConfigError::ThresholdsOutOfOrder | ConfigError::AlphaOutOfRange => "alpha",
             ConfigError::ProbePeriodIsZero => "probe_period",
             ConfigError::PeriodIsZero => "period",
-            ConfigError::FastStartWithoutProbe => "fast_start",
         }
     }
 
@@ -133,9 +128,6 @@ impl ConfigError {
             ConfigError::ProbePeriodIsZero => "`probe_period` must be above zero",
             ConfigError::AlphaOutOfRange => "`alpha` must be strictly between 0 and 1",
             ConfigError::PeriodIsZero => "`period` must be above zero",
-            ConfigError::FastStartWithoutProbe => {
-                "`fast_start` needs the growth probe, which `AimdFixedCompact` leaves out"
-            }
         }
     }
 }

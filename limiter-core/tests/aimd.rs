@@ -1295,15 +1295,14 @@ fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_bas
     assert_eq!(after_refusal(20_000 * MS), (4, 325, 32));
 }
 
-/// With `fast_start`, every growth sample admitted with the limit in use (`growth_utilisation`
-/// 0 here, so that each round's calls, admitted together, all count) adds a whole unit.
+/// Started fast, every growth sample admitted with the limit in use (`growth_utilisation` 0
+/// here, so that each round's calls, admitted together, all count) adds a whole unit.
 fn fast_start(initial: u32) -> AimdFixed {
     let config = AimdConfig::default()
         .initial(initial)
         .bounds(1, 64)
-        .growth_utilisation(Ratio::ZERO)
-        .fast_start(true);
-    AimdFixed::new(config).unwrap()
+        .growth_utilisation(Ratio::ZERO);
+    AimdFixed::new(config).unwrap().fast_start()
 }
 
 /// One round of `limit` calls of `latency`, admitted together at `*t` with the limit in use;
@@ -1383,10 +1382,10 @@ fn a_refusal_ends_the_fast_start_with_a_cut_to_half_at_least() {
             .initial(4)
             .bounds(1, 64)
             .growth_utilisation(Ratio::ZERO)
-            .deepest_cut(Ratio::from_fraction(1, 10).unwrap())
-            .fast_start(true),
+            .deepest_cut(Ratio::from_fraction(1, 10).unwrap()),
     )
-    .unwrap();
+    .unwrap()
+    .fast_start();
     let mut t = 0;
     for _ in 0..3 {
         round_of(&mut deep, &mut t, 100 * MS);
@@ -1440,11 +1439,22 @@ fn client_errors_and_answered_signals_do_not_end_the_fast_start_at_half_again() 
 }
 
 #[test]
-fn the_compact_aimd_refuses_the_fast_start() {
-    let config = AimdConfig::default().fast_start(true);
-    let err = AimdFixedCompact::new(config).unwrap_err();
-    assert_eq!(err, ConfigError::FastStartWithoutProbe);
-    assert_eq!(err.field(), "fast_start");
-    assert!(AimdFixed::new(config).is_ok());
-    assert!(AimdF32::new(config).is_ok());
+fn the_float_and_fixed_point_aimd_start_fast_alike() {
+    let config = AimdConfig::default()
+        .initial(4)
+        .bounds(1, 64)
+        .growth_utilisation(Ratio::ZERO);
+    let mut float = AimdF32::new(config).unwrap().fast_start();
+    let mut fixed = AimdFixed::new(config).unwrap().fast_start();
+    let (mut t, mut u) = (0, 0);
+    for _ in 0..3 {
+        assert_eq!(
+            round_of(&mut float, &mut t, 100 * MS),
+            round_of(&mut fixed, &mut u, 100 * MS)
+        );
+    }
+    assert_eq!(float.limit(), 32);
+    assert_eq!(success_at(&mut float, t, 150 * MS), Change::Decreased);
+    assert_eq!(success_at(&mut fixed, u, 150 * MS), Change::Decreased);
+    assert_eq!((float.limit(), fixed.limit()), (16, 16));
 }

@@ -17,6 +17,8 @@ pub enum Limiter {
     AimdFixedPoint(AimdConfig),
     /// AIMD without the growth probe (`AimdFixedCompact`, the embassy adapter's default).
     AimdCompact(AimdConfig),
+    /// AIMD with an `f32` limit, started fast (`Aimd::fast_start`).
+    AimdFastStart(AimdConfig),
     /// Vegas: a queue estimate from the no-load latency.
     Vegas(VegasConfig),
     /// EWMA with a deviation band (Vector's signal).
@@ -35,6 +37,9 @@ impl Limiter {
             Limiter::AimdFloat(c) => SimController::Float(Box::new(AimdF32::new(*c)?)),
             Limiter::AimdFixedPoint(c) => SimController::FixedPoint(Box::new(AimdFixed::new(*c)?)),
             Limiter::AimdCompact(c) => SimController::Compact(Box::new(AimdFixedCompact::new(*c)?)),
+            Limiter::AimdFastStart(c) => {
+                SimController::Float(Box::new(AimdF32::new(*c)?.fast_start()))
+            }
             Limiter::Vegas(c) => SimController::Vegas(Box::new(Vegas::new(*c)?)),
             Limiter::Ewma(c) => SimController::Ewma(Box::new(EwmaDeviation::new(*c)?)),
             Limiter::Gradient(c) => SimController::Gradient(Box::new(Gradient2::new(*c)?)),
@@ -48,7 +53,7 @@ impl Limiter {
 pub enum SimController {
     /// See [`Limiter::Fixed`].
     Fixed(Fixed),
-    /// See [`Limiter::AimdFloat`].
+    /// See [`Limiter::AimdFloat`] and [`Limiter::AimdFastStart`].
     Float(Box<AimdF32>),
     /// See [`Limiter::AimdFixedPoint`].
     FixedPoint(Box<AimdFixed>),

@@ -85,7 +85,7 @@ fn compared(fixed: &[(&str, u32)]) -> Vec<(String, Limiter)> {
         ),
         (
             "AIMD fast start".into(),
-            Limiter::AimdFloat(AimdConfig::default().fast_start(true)),
+            Limiter::AimdFastStart(AimdConfig::default()),
         ),
         ("Vegas".into(), Limiter::Vegas(VegasConfig::default())),
         (

@@ -644,7 +644,11 @@ fn old_names_and_parameters_are_accepted() {
     .expect("JSON");
     assert_eq!(small[0]["ok_per_client"].as_array().unwrap().len(), 3);
     let markdown = run(&["--format", "markdown", "--scenario", "capacity-drop"]);
-    assert!(markdown.starts_with("| scenario | AIMD | Vegas | EWMA-deviation | Gradient2 |"));
+    assert!(
+        markdown.starts_with(
+            "| scenario | AIMD | AIMD fast start | Vegas | EWMA-deviation | Gradient2 |"
+        )
+    );
     assert!(
         markdown.contains("| capacity-drop | AIMD | 92 %, p95 2.00×, 0 refused (0.0 %) |"),
         "{markdown}"

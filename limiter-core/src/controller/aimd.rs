@@ -151,7 +151,6 @@ pub struct AimdConfig {
     growth_utilisation: Ratio,
     baseline_floor_micros: u32,
     growth_tolerance: Ratio,
-    fast_start: bool,
 }
 
 impl Default for AimdConfig {
@@ -177,7 +176,6 @@ impl AimdConfig {
         growth_utilisation: Ratio::from_bits(52_429), // 0.8
         baseline_floor_micros: 1_000,
         growth_tolerance: Ratio::from_bits(81_920), // 1.25
-        fast_start: false,
     };
 
     bounds_builders!();
@@ -267,47 +265,6 @@ impl AimdConfig {
     /// to `tolerance` for no band. At least 1, at most `tolerance`.
     pub const fn growth_tolerance(mut self, growth_tolerance: Ratio) -> Self {
         self.growth_tolerance = growth_tolerance;
-        self
-    }
-
-    /// Start fast (off by default): until the first sign of congestion since the controller was
-    /// made, the limit doubles every round instead of growing by a step, and the first sign
-    /// halves it (see the module `probe`, rule 7). Needs the growth probe: [`AimdFixedCompact`]
-    /// refuses it ([`ConfigError::FastStartWithoutProbe`]).
-    ///
-    /// For a dependency the client has to itself, such as a provider's quota per account:
-    /// reaching a quota of 50 concurrent calls from 4 takes about 4 round trips instead of 15,
-    /// and going past it costs one round trip of refused calls. Not for a backend shared with
-    /// other clients: a client that joins a queue others keep sees no sign of it while it
-    /// doubles, and takes two to three times its share until the queue is next drained; clients
-    /// that start together double past their shares at once.
-    ///
-    /// ```
-    /// use limiter_core::{Admission, AimdConfig, AimdFixed, Controller, Instant, Outcome, Sample};
-    ///
-    /// // Three round trips of 100 ms, each call admitted with the limit in use and served at
-    /// // the same latency: the limit after them.
-    /// let grown = |config: AimdConfig| {
-    ///     let mut aimd = AimdFixed::new(config).unwrap();
-    ///     let mut now = Instant::ZERO;
-    ///     for _ in 0..3 {
-    ///         let n = aimd.limit();
-    ///         let admitted: Vec<_> = (0..n).map(|_| Admission::new(&aimd, now, n)).collect();
-    ///         now = now.saturating_add_micros(100_000);
-    ///         for admission in admitted {
-    ///             aimd.on_sample(&Sample::new(admission, now, Outcome::Success));
-    ///         }
-    ///     }
-    ///     aimd.limit()
-    /// };
-    /// assert_eq!(grown(AimdConfig::DEFAULT), 6);
-    /// // Each round's calls were admitted at the limit it began with, and growth needs 80 % of
-    /// // the limit in flight: the limit grew under them by about a quarter a round. A backlog
-    /// // that fills each new unit at once doubles it every round.
-    /// assert_eq!(grown(AimdConfig::DEFAULT.fast_start(true)), 11);
-    /// ```
-    pub const fn fast_start(mut self, on: bool) -> Self {
-        self.fast_start = on;
         self
     }
 
@@ -528,7 +485,7 @@ impl<const N: usize, const PROBES: usize> Aimd<Q32, N, PROBES> {
     /// const AIMD: AimdFixed = AimdFixed::new_const(AimdConfig::DEFAULT.bounds(0, 16));
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(Self::check(&config));
+        assert_valid(config.validate(N));
         Self::assemble(config, Q32::from_whole(config.bounds.initial))
     }
 }
@@ -544,8 +501,53 @@ impl<const N: usize, const PROBES: usize> Aimd<F32, N, PROBES> {
     /// assert_eq!(AIMD.limit(), 8);
     /// ```
     pub const fn new_const(config: AimdConfig) -> Self {
-        assert_valid(Self::check(&config));
+        assert_valid(config.validate(N));
         Self::assemble(config, F32::from_whole(config.bounds.initial))
+    }
+}
+
+impl<V: LimitValue, const N: usize> Aimd<V, N, 1> {
+    /// Starts fast: until the first sign of congestion from now on (any cut, or a success held
+    /// above the growth band), the limit doubles every round instead of growing by a step, and
+    /// that first sign halves it, or cuts deeper if its own factor says so (see the module
+    /// `probe`, rule 7). Only the AIMD with the growth probe has it (not [`AimdFixedCompact`]).
+    ///
+    /// For a dependency the client has to itself, such as a provider's quota per account:
+    /// reaching a quota of 50 concurrent calls from 4 takes about 4 round trips instead of 15,
+    /// and going past it costs one round trip of refused calls. Not for a backend shared with
+    /// other clients: a client that joins a queue others keep sees no sign of it while it
+    /// doubles, and takes about twice its share until the queue is next drained; clients that
+    /// start together double past their shares at once.
+    ///
+    /// ```
+    /// use limiter_core::{Admission, AimdConfig, AimdFixed, Controller, Instant, Outcome, Sample};
+    ///
+    /// // Three round trips of 100 ms, each call admitted with the limit in use and served at
+    /// // the same latency: the limit after them.
+    /// let grown = |mut aimd: AimdFixed| {
+    ///     let mut now = Instant::ZERO;
+    ///     for _ in 0..3 {
+    ///         let n = aimd.limit();
+    ///         let admitted: Vec<_> = (0..n).map(|_| Admission::new(&aimd, now, n)).collect();
+    ///         now = now.saturating_add_micros(100_000);
+    ///         for admission in admitted {
+    ///             aimd.on_sample(&Sample::new(admission, now, Outcome::Success));
+    ///         }
+    ///     }
+    ///     aimd.limit()
+    /// };
+    /// let aimd = AimdFixed::new(AimdConfig::default())?;
+    /// assert_eq!(grown(aimd.clone()), 6);
+    /// // Each round's calls were admitted at the limit it began with, and growth needs 80 % of
+    /// // the limit in flight: the limit grew under them by about a quarter a round. A backlog
+    /// // that fills each new unit at once doubles it every round.
+    /// assert_eq!(grown(aimd.fast_start()), 11);
+    /// # Ok::<(), limiter_core::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub const fn fast_start(mut self) -> Self {
+        self.probe[0] = self.probe[0].starting_fast();
+        self
     }
 }
 
@@ -559,16 +561,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// A controller with a validated configuration.
     pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
-        Self::check(&config)?;
+        config.validate(N)?;
         Ok(Self::assemble(config, V::from_u32(config.bounds.initial)))
-    }
-
-    /// `config` checked for this window, and the fast start only with the growth probe.
-    const fn check(config: &AimdConfig) -> Result<(), ConfigError> {
-        if PROBES == 0 && config.fast_start {
-            return Err(ConfigError::FastStartWithoutProbe);
-        }
-        config.validate(N)
     }
 
     /// The controller at its starting `limit`, once `config` is known to be valid.
@@ -590,7 +584,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             decreases: 0,
             at_floor: FloorWatch::new(),
             slow_recent: 0,
-            probe: [Probe::new(config.bounds.initial, config.fast_start); PROBES],
+            probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
             knee: Knee::new(config.bounds.initial),
         }

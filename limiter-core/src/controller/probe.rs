@@ -136,9 +136,9 @@
 //!
 //! One more rule is left to the caller, because it trades one kind of dependency against another:
 //!
-//! 7. **A fast start, on request** ([`AimdConfig::fast_start`](super::AimdConfig::fast_start)).
-//!    Until the first sign of congestion since the controller was made (any cut, or any success
-//!    held above the growth band), each growth sample adds a whole unit: the limit doubles
+//! 7. **A fast start, on request** ([`Aimd::fast_start`](super::Aimd::fast_start)).
+//!    From the call on (a new controller's), until the first sign of congestion (any cut, or
+//!    any success held above the growth band), each growth sample adds a whole unit: the limit doubles
 //!    every round, as TCP's slow start. The first sign ends it for good, and undoes the last
 //!    doubling: a held success halves the limit (under a new epoch, as every decrease; the
 //!    level a round earlier was served at the baseline), and a cut goes at least to half
@@ -217,8 +217,7 @@ impl Probe {
     /// No round compared yet: the first starts at `limit`, at time 0. (With no knee known,
     /// the [`Knee`](super::knee::Knee) is at zero: a controller starting up probes like one
     /// whose last congestion was at zero.)
-    /// With `fast_start`, the fast start (rule 7) is under way until [`Probe::end_start`].
-    pub(crate) const fn new(limit: u32, fast_start: bool) -> Self {
+    pub(crate) const fn new(limit: u32) -> Self {
         Probe {
             shift: 0,
             round_limit: limit,
@@ -231,8 +230,14 @@ impl Probe {
             low_left: 0,
             low_max: 0,
             followed: false,
-            starting: fast_start,
+            starting: false,
         }
+    }
+
+    /// The same probe with the fast start under way (rule 7), until [`Probe::end_start`].
+    pub(crate) const fn starting_fast(mut self) -> Self {
+        self.starting = true;
+        self
     }
 
     /// Whether the fast start is under way (rule 7): each growth sample may add a whole unit.
@@ -240,8 +245,8 @@ impl Probe {
         self.starting
     }
 
-    /// Ends the fast start, for good: returns whether it was under way, that is whether this
-    /// is the first sign of congestion since the controller was made.
+    /// Ends the fast start: returns whether it was under way, that is whether this is the first
+    /// sign of congestion since it began.
     pub(crate) fn end_start(&mut self) -> bool {
         let was = self.starting;
         self.starting = false;
@@ -430,7 +435,7 @@ mod tests {
     #[test]
     fn a_served_rate_doubles_the_step_up_to_a_quarter_of_the_limit() {
         // Every round takes 100 ms whatever the limit: the rate follows the limit exactly.
-        let (mut probe, mut knee) = (Probe::new(5, false), Knee::new(5));
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
         let limits = rounds(&mut probe, &mut knee, 5, 12, |_| 100_000);
         // The first round has no predecessor; a step of 2 needs a limit of 8, 4 needs 16.
         assert_eq!(limits, [5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 23, 27]);
@@ -439,14 +444,14 @@ mod tests {
     #[test]
     fn a_flat_rate_keeps_one_step_per_round() {
         // The rate is capped: a round of `l` samples takes `l` ms.
-        let (mut probe, mut knee) = (Probe::new(5, false), Knee::new(5));
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
         let limits = rounds(&mut probe, &mut knee, 5, 6, |l| u64::from(l) * 1_000);
         assert_eq!(limits, [5, 6, 7, 8, 9, 10]);
     }
 
     #[test]
     fn below_the_knee_the_step_is_one() {
-        let (mut probe, mut knee) = (Probe::new(5, false), Knee::new(5));
+        let (mut probe, mut knee) = (Probe::new(5), Knee::new(5));
         knee.cut_from::<true>(30, CutBy::Refusal, 0);
         let limits = rounds(&mut probe, &mut knee, 20, 15, |_| 100_000);
         // One step per round up to the knee, then doubling once the rounds have shown room.
@@ -459,7 +464,7 @@ mod tests {
 
     #[test]
     fn a_whole_round_below_the_band_returns_its_slowest_latency() {
-        let mut probe = Probe::new(4, false);
+        let mut probe = Probe::new(4);
         // Baseline 100 ms: the band starts at 100 × 10/11 = 90.9 ms below it.
         for (i, ms) in [80, 85, 90, 82, 81].into_iter().enumerate() {
             assert_eq!(probe.success(ms * 1_000, 100_000, 4, 0), None, "sample {i}");
@@ -493,7 +498,7 @@ mod tests {
 
     #[test]
     fn a_drain_is_put_off_by_a_success_at_the_baseline_and_lasts_one_round() {
-        let mut probe = Probe::new(10, false);
+        let mut probe = Probe::new(10);
         // Never before the first success, however late it comes.
         assert!(!probe.drain_due(4_999_999));
         assert!(!probe.drain_due(DRAIN_EVERY_MICROS));
@@ -523,7 +528,7 @@ mod tests {
 
     #[test]
     fn a_rescale_scales_the_limit_a_drain_returns_to() {
-        let mut probe = Probe::new(21, false);
+        let mut probe = Probe::new(21);
         // No drain under way: nothing to scale.
         probe.scale_saved(Ratio::from_fraction(5, 6).unwrap());
         assert!(!probe.draining());
@@ -546,7 +551,7 @@ mod tests {
 
     #[test]
     fn a_restart_returns_to_one_step() {
-        let (mut probe, mut knee) = (Probe::new(8, false), Knee::new(8));
+        let (mut probe, mut knee) = (Probe::new(8), Knee::new(8));
         rounds(&mut probe, &mut knee, 8, 5, |_| 100_000);
         assert!(probe.shift(20, 0) > 0);
         probe.restart(20, 1_000_000);
@@ -555,7 +560,7 @@ mod tests {
 
     #[test]
     fn durations_past_u32_and_zero_durations_do_not_overflow() {
-        let mut probe = Probe::new(1, false);
+        let mut probe = Probe::new(1);
         probe.round_end(1, u64::MAX, 0);
         probe.round_end(1, u64::MAX, 0);
         probe.round_end(1, 0, 0);
