@@ -1012,7 +1012,7 @@ impl Model {
                         self.cut(epoch, in_flight, false, None, elapsed, factor)
                     }
                     // A fresh held success that ends the fast start halves the limit, as a
-                    // decrease without a cut: no knee, no tally.
+                    // decrease without a cut: no knee, no tally, the cooldown as after a cut.
                     1 | 2 if first_sign && s.admission.epoch.0 == self.epoch => {
                         self.speed.start_over(self.limit.whole(), elapsed);
                         self.limit = self
@@ -1020,6 +1020,9 @@ impl Model {
                             .shrink(Self::HALF)
                             .clamp_to(self.p.min, self.p.max);
                         self.epoch = self.epoch.wrapping_add(1);
+                        // Growth waits out the cooldown after it, as after any decrease.
+                        let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
+                        self.hold_until = self.hold_until.max(elapsed.saturating_add(cooldown));
                         Change::Decreased
                     }
                     1 | 2 => Change::Unchanged,

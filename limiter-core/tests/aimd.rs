@@ -1458,3 +1458,29 @@ fn the_float_and_fixed_point_aimd_start_fast_alike() {
     assert_eq!(success_at(&mut fixed, u, 150 * MS), Change::Decreased);
     assert_eq!((float.limit(), fixed.limit()), (16, 16));
 }
+
+#[test]
+fn the_fast_starts_halving_waits_out_the_cooldown_as_a_cut_does() {
+    let config = AimdConfig::default()
+        .initial(4)
+        .bounds(1, 64)
+        .growth_utilisation(Ratio::ZERO)
+        .cooldown(Duration::from_secs(1));
+    let mut aimd = AimdFixed::new(config).unwrap().fast_start();
+    let mut t = 0;
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 8);
+    assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 16);
+    assert_eq!(success_at(&mut aimd, t, 150 * MS), Change::Decreased);
+    assert_eq!(aimd.limit(), 8);
+    let held_until = t + 150 * MS + 1_000 * MS;
+    t += 150 * MS;
+    // Within the second after it, fast rounds do not grow the limit.
+    while t + 100 * MS < held_until {
+        assert_eq!(round_of(&mut aimd, &mut t, 100 * MS), 8);
+    }
+    // After it, they do again (by one step a round: the fast start is over).
+    let after: Vec<u32> = (0..3)
+        .map(|_| round_of(&mut aimd, &mut t, 100 * MS))
+        .collect();
+    assert!(after[2] > 8 && after[2] <= 10, "{after:?}");
+}

@@ -796,7 +796,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// Halves the limit under a new epoch, as a decrease without a cut (no knee, no tally): the
     /// fast start's end on a success held above the band (see `Probe`, rule 7). Growth starts
-    /// over at one step, from the limit before, as after a cut; a drain under way is over.
+    /// over at one step, from the limit before, and waits out the cooldown, as after a cut; a
+    /// drain under way is over.
     fn halve(&mut self, elapsed: u64, now: Instant) -> Change {
         let whole = self.limit.whole();
         self.limit = self
@@ -810,6 +811,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);
+        self.hold_until = self
+            .hold_until
+            .max(elapsed.saturating_add(u64::from(self.config.cooldown_micros)));
         self.at_floor
             .observe(self.limit.whole() <= self.config.bounds.min, now);
         Change::Decreased
