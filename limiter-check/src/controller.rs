@@ -852,7 +852,10 @@ impl Model {
         let kept = self
             .tally
             .filter(|t| self.epoch == t.epoch.wrapping_add(1) && t.next_ok < t.limit)
-            .map(|t| t.round.saturating_sub(t.refused));
+            .map(|t| t.round.saturating_sub(t.refused))
+            // Not when a quick refusal came with no more in flight than that round kept: a
+            // level it served is refused now, so its refusals were not a level.
+            .filter(|&kept| !(quick && in_flight <= kept));
         // A quick refusal's knee is at most one above what that round kept.
         let seen = match kept {
             Some(kept) if quick => in_flight

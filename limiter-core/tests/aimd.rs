@@ -318,6 +318,24 @@ fn a_round_that_kept_few_of_its_calls_sizes_the_next_cut() {
     assert_eq!(aimd.limit(), 5);
 }
 
+#[test]
+fn a_window_spent_from_the_first_call_is_not_sized_by_the_round_before() {
+    // A quota of calls per window, spent partway through a round of 60: 25 served, 35 refused.
+    let config = AimdConfig::default().initial(60).bounds(1, 64);
+    let mut aimd = AimdF32::new(config).unwrap();
+    quota_round(&mut aimd, 0, 60, 25);
+    assert_eq!(aimd.limit(), 48);
+    // The next round is refused from its first call (the window is still spent): a level the
+    // round before served is refused, so its 25 were not a level. Cut by the backoff, 48 × 0.8,
+    // where sizing by the round before would leave 25.
+    let changes = quota_round(&mut aimd, 100, 48, 0);
+    assert_eq!(
+        changes.iter().filter(|c| **c == Change::Decreased).count(),
+        1
+    );
+    assert_eq!(aimd.limit(), 38);
+}
+
 /// A busy round at `at` ms: `in_flight` calls, each admitted with `in_flight` in flight and
 /// back 100 ms later, the first `ok` of them served and the rest refused at once (a quota).
 fn busy_round<C: Controller>(c: &mut C, at: u64, in_flight: u32, ok: u32) {

@@ -758,9 +758,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal { .. });
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep,
-            // and a quick refusal's knee is at most one above it (see `tally`).
-            if let Some(kept) = tally.kept(self.epoch) {
-                if matches!(by, CutBy::Refusal) {
+            // and a quick refusal's knee is at most one above it; not where a quick refusal
+            // came at a level that round served (see `tally`).
+            let quick = matches!(by, CutBy::Refusal);
+            if let Some(kept) = tally.sizes(self.epoch, in_flight, quick) {
+                if quick {
                     seen = seen.min(kept.saturating_add(1));
                 }
                 let kept = V::from_u32(kept.max(self.config.bounds.min));

@@ -150,7 +150,7 @@
 //!    most, where doubling takes 4, and start-up is most of what the quota rows miss. Seeds
 //!    1 / 2 / 3 of `cargo run --release -p limiter-sim -- --format json`, the `AIMD` and `AIMD
 //!    fast start` rows, goodput against the oracle's: drop-and-recover 86.4 → 91.6 %,
-//!    quota-window 82.5 → 90.3 % (refusals 5.9 → 3.9 % of the calls served),
+//!    quota-window 85.0 → 90.3 % (refusals 4.6 → 3.9 % of the calls served),
 //!    quota-window-hints 86.5 → 90.2 %, oscillating 84.2 → 88.0 %, retry-after 93.1 → 96.1 %,
 //!    quota-phases 91.6 → 94.0 %, noisy-tenant 90.1 → 94.4 % on every seed (quota-jitter
 //!    77.5 / 72.6 / 71.8 → 69.1 / 76.0 / 73.9 %: its noise decides more than the start). But a
