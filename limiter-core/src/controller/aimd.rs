@@ -787,6 +787,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         } else {
             self.knee.cut_from::<false>(seen, by, elapsed);
         }
+        self.decrease_to(limit, elapsed)
+    }
+
+    /// A decrease to `limit` (within the bounds) at `elapsed`, a cut's or the fast start's end:
+    /// a new epoch, counted, and growth held for the cooldown.
+    fn decrease_to(&mut self, limit: V, elapsed: u64) -> Change {
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.epoch = Epoch(self.epoch.0.wrapping_add(1));
         self.decreases = self.decreases.wrapping_add(1);
@@ -802,23 +808,15 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// drain under way is over.
     fn halve(&mut self, elapsed: u64, now: Instant) -> Change {
         let whole = self.limit.whole();
-        self.limit = self
-            .limit
-            .shrink(HALF)
-            .clamp_to(self.config.bounds.min, self.config.bounds.max);
         self.knee.restart(whole);
         if let Some(probe) = self.probe.first_mut() {
             probe.stop_drain(elapsed);
             probe.restart(whole, elapsed);
         }
-        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
-        self.decreases = self.decreases.wrapping_add(1);
-        self.hold_until = self
-            .hold_until
-            .max(elapsed.saturating_add(u64::from(self.config.cooldown_micros)));
+        let change = self.decrease_to(self.limit.shrink(HALF), elapsed);
         self.at_floor
             .observe(self.limit.whole() <= self.config.bounds.min, now);
-        Change::Decreased
+        change
     }
 
     /// Whether the baseline is remembered (a [`LatencySignal::Baseline`] with memory): only

@@ -138,8 +138,8 @@
 //!
 //! 7. **A fast start, on request** ([`Aimd::fast_start`](super::Aimd::fast_start)).
 //!    From the call on (a new controller's), until the first sign of congestion (any cut, or
-//!    any success held above the growth band), each growth sample adds a whole unit: the limit doubles
-//!    every round, as TCP's slow start. The first sign ends it for good, and undoes the last
+//!    any success held above the growth band), each growth sample adds a whole unit: the limit
+//!    doubles every round, as TCP's slow start. The first sign ends it for good, and undoes the last
 //!    doubling: a held success halves the limit (under a new epoch, as every decrease; the
 //!    level a round earlier was served at the baseline), and a cut goes at least to half
 //!    (deeper if its own factor says so), setting the knee as any cut does.
