@@ -59,7 +59,8 @@ pub use signal::classify::{Classify, ErrorsAreOverload, FnClassifier, Verdict, c
 pub use signal::http::HttpClassifier;
 pub use signal::outcome::{Cause, Outcome};
 pub use signal::quota_hint::{
-    QuotaAdvice, QuotaHint, QuotaHintError, parse_quota_count, parse_quota_reset, parse_ratelimit,
+    QuotaAdvice, QuotaHint, QuotaHintError, QuotaLeft, parse_quota_count, parse_quota_reset,
+    parse_ratelimit,
 };
 pub use signal::retry_after::{RetryAfter, RetryAfterError, parse_http_date, parse_retry_after};
 #[cfg(feature = "std")]

@@ -1502,3 +1502,93 @@ fn the_fast_starts_halving_waits_out_the_cooldown_as_a_cut_does() {
         .collect();
     assert!(after[2] > 8 && after[2] <= 10, "{after:?}");
 }
+
+/// A success admitted at `at` µs with `in_flight` in flight, 100 ms long, stating `pace`.
+fn paced<C: Controller>(c: &mut C, at: u64, in_flight: u32, pace: u32) -> Change {
+    let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
+    let sample = Sample::new(
+        admitted,
+        Instant::from_micros(at + 100 * MS),
+        Outcome::Success,
+    );
+    c.on_sample(&sample.with_pace(pace))
+}
+
+#[test]
+fn a_stated_pace_takes_the_limit_straight_to_it_up_to_the_unit_below_the_knee() {
+    let config = AimdConfig::default().initial(4).bounds(1, 200);
+    let mut aimd = AimdF32::new(config).unwrap();
+    // The provider says 56 calls in flight spend its quota by the reset: straight there.
+    assert_eq!(paced(&mut aimd, 0, 4, 56), Change::Increased);
+    assert_eq!(aimd.limit(), 56);
+    // A pace at or below the limit is only a success: one growth sample's share of a step.
+    paced(&mut aimd, 100 * MS, 56, 30);
+    assert_eq!(aimd.limit(), 56);
+    // A quick refusal with the limit in use: the knee is 56, and a later pace of 150 takes
+    // the limit to 55, the unit below it, not to 150: the provider refused what its own pace
+    // allowed (a quota shared with others counts their calls too).
+    complete_refusal(&mut aimd, 200 * MS, 56);
+    assert_eq!(aimd.limit(), 44);
+    assert_eq!(paced(&mut aimd, 2_000 * MS, 44, 150), Change::Increased);
+    assert_eq!(aimd.limit(), 55);
+    // Below the knee, a pace below it is taken as it is.
+    complete_refusal(&mut aimd, 2_200 * MS, 55);
+    let cut = aimd.limit();
+    assert_eq!(
+        paced(&mut aimd, 4_000 * MS, cut, cut + 3),
+        Change::Increased
+    );
+    assert_eq!(aimd.limit(), cut + 3);
+    // The fixed-point AIMD alike; the compact one has no probe, and takes a step's share only.
+    let mut fixed = AimdFixed::new(config).unwrap();
+    paced(&mut fixed, 0, 4, 56);
+    assert_eq!(fixed.limit(), 56);
+    let mut compact = AimdFixedCompact::new(config).unwrap();
+    paced(&mut compact, 0, 4, 56);
+    assert_eq!(compact.limit(), 4);
+}
+
+/// A quick refusal admitted at `at` µs with `in_flight` in flight, answered 1 ms later.
+fn complete_refusal<C: Controller>(c: &mut C, at: u64, in_flight: u32) -> Change {
+    let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
+    c.on_sample(&Sample::new(
+        admitted,
+        Instant::from_micros(at + MS),
+        Outcome::Overload,
+    ))
+}
+
+#[test]
+fn a_stated_pace_is_growth_held_idle_above_the_band_and_at_the_ceiling_as_growth_is() {
+    let config = AimdConfig::default().initial(10).bounds(1, 40);
+    // An idle client (2 of 10 in flight) does not jump.
+    let mut idle = AimdF32::new(config).unwrap();
+    assert_eq!(paced(&mut idle, 0, 2, 30), Change::Unchanged);
+    assert_eq!(idle.limit(), 10);
+    // During a Retry-After's growth hold: no jump.
+    let mut held = AimdF32::new(config).unwrap();
+    held.hold_growth_until(Instant::ZERO, Instant::from_millis(500));
+    assert_eq!(paced(&mut held, 0, 10, 30), Change::Unchanged);
+    assert_eq!(held.limit(), 10);
+    // A slow answer (in the hold band, 1.5 times a baseline of 100 ms) does not jump either.
+    let baseline = config.baseline(Ratio::from_int(2), 1, Duration::ZERO);
+    let mut slow = AimdF32::new(baseline).unwrap();
+    let mut t = 0;
+    for _ in 0..8 {
+        complete_with(&mut slow, t, 100 * MS, 10);
+        t += 100 * MS;
+    }
+    let before = slow.limit();
+    let admitted = Admission::new(&slow, Instant::from_micros(t), before);
+    let late = Sample::new(
+        admitted,
+        Instant::from_micros(t + 150 * MS),
+        Outcome::Success,
+    );
+    assert_eq!(slow.on_sample(&late.with_pace(39)), Change::Unchanged);
+    assert_eq!(slow.limit(), before);
+    // No higher than the ceiling.
+    let mut capped = AimdF32::new(config).unwrap();
+    paced(&mut capped, 0, 10, 1_000);
+    assert_eq!(capped.limit(), 40);
+}

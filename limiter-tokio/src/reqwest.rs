@@ -116,7 +116,7 @@ where
         let answer = next.run(request, extensions).await;
         let verdict = self.verdict(&answer);
         hold_for(&permit, &verdict);
-        permit.record(verdict.outcome);
+        permit.record_outcome_of(&verdict);
         answer
     }
 }

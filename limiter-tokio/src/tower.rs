@@ -403,7 +403,7 @@ impl<F, K, R: GateRef, O, P> ResponseFuture<F, K, R, O, P> {
                     if keep && verdict.outcome == limiter_core::Outcome::Success {
                         kept = Some(permit);
                     } else {
-                        permit.record(verdict.outcome);
+                        permit.record_outcome_of(&verdict);
                     }
                 }
                 Poll::Ready(Ok((output, kept)))

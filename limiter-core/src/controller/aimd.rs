@@ -1010,6 +1010,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             // below the level served before a quota fell (see `Knee::return_to`).
             let served = self.probe.first().is_some_and(Probe::followed);
             back_to = self.knee.return_to(whole, served);
+            // A pace the dependency stated: straight to it, up to the unit below the last knee
+            // (see `Probe`, rule 8).
+            back_to = back_to.max(stated_pace(sample.pace, knee));
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {
@@ -1175,5 +1178,15 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             decreases: self.decreases,
             at_floor_since: self.at_floor.since(),
         }
+    }
+}
+
+/// The level a stated pace takes the limit to (rule 8 of the growth probe): the pace, up to the
+/// unit below the last knee (`knee`, 0: none); 0 for no pace.
+const fn stated_pace(pace: u32, knee: u32) -> u32 {
+    if knee > 0 && pace >= knee {
+        knee - 1
+    } else {
+        pace
     }
 }

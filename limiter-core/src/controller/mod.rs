@@ -90,16 +90,40 @@ pub struct Sample {
     pub completed_at: Instant,
     /// How it ended.
     pub outcome: Outcome,
+    /// The concurrency the dependency said it serves at this call's latency, 0 if it said
+    /// nothing: the pace of a provider's quota, the calls left in its window over the time to
+    /// its reset (see [`QuotaLeft::concurrency`](crate::QuotaLeft::concurrency)). The probing
+    /// AIMD grows straight to it (up to the last knee), as fast as the provider says it may.
+    pub pace: u32,
 }
 
 impl Sample {
-    /// A request admitted as `admission` that ended with `outcome` at `completed_at`.
+    /// A request admitted as `admission` that ended with `outcome` at `completed_at`, with no
+    /// pace stated.
     pub const fn new(admission: Admission, completed_at: Instant, outcome: Outcome) -> Self {
         Sample {
             admission,
             completed_at,
             outcome,
+            pace: 0,
         }
+    }
+
+    /// The same sample, with the concurrency the dependency said it serves (see
+    /// [`Sample::pace`]).
+    ///
+    /// ```
+    /// use limiter_core::{Admission, AimdF32, Controller, Instant, Outcome, Sample};
+    ///
+    /// let mut aimd = AimdF32::new(Default::default()).unwrap();
+    /// let admitted = Admission::new(&aimd, Instant::from_millis(0), 4);
+    /// let answer = Sample::new(admitted, Instant::from_millis(100), Outcome::Success);
+    /// aimd.on_sample(&answer.with_pace(50));
+    /// assert_eq!(aimd.limit(), 50); // not 4.25: the provider said it serves 50
+    /// ```
+    pub const fn with_pace(mut self, pace: u32) -> Self {
+        self.pace = pace;
+        self
     }
 
     /// Service time in microseconds: from admission to completion, zero if the clock went

@@ -3,9 +3,8 @@
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use crate::controller::Admission;
+use crate::controller::{Admission, Sample};
 use crate::gate::error::{AtLimit, Refused};
-use crate::signal::outcome::Outcome;
 use crate::time::clock::Instant;
 
 pub(crate) mod sealed {
@@ -20,7 +19,7 @@ pub trait GateRef: sealed::Sealed {
     #[doc(hidden)]
     fn now(&self) -> Instant;
     #[doc(hidden)]
-    fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>);
+    fn complete(&self, sample: Option<Sample>);
     #[doc(hidden)]
     fn hold_growth_for(&self, delay: Duration);
     #[doc(hidden)]

@@ -49,7 +49,6 @@ use crate::gate::observe::Seen;
 use crate::gate::permit::Permit;
 use crate::gate::snapshot::Snapshot;
 use crate::gate::waiters::{EntryState, InlineQueue, Queue, Waiters, WakeList};
-use crate::signal::outcome::Outcome;
 use crate::time::clock::{Clock, Instant};
 
 #[derive(Debug, Clone, Copy)]
@@ -511,16 +510,15 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         drop(removed); // its waker, if any, is dropped outside the lock
     }
 
-    /// Releases a permit's capacity and feeds its outcome, completed at the given instant, to the
-    /// controller. `None` is a cancellation: counted, and not shown to the controller.
-    pub(crate) fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
+    /// Releases a permit's capacity and feeds its sample to the controller. `None` is a
+    /// cancellation: counted, and not shown to the controller.
+    pub(crate) fn complete(&self, sample: Option<Sample>) {
         let seen = self.locked(|s| {
             s.in_flight = s.in_flight.saturating_sub(1);
-            let Some((outcome, at)) = outcome else {
+            let Some(sample) = sample else {
                 s.counters.cancelled = s.counters.cancelled.wrapping_add(1);
                 return None;
             };
-            let sample = Sample::new(admission, at, outcome);
             let change = s.controller.on_sample(&sample);
             Some(Seen::new(&sample, change, &s.controller, s.in_flight))
         });
@@ -698,8 +696,8 @@ where
         self.clock.now()
     }
 
-    fn complete(&self, admission: Admission, outcome: Option<(Outcome, Instant)>) {
-        Gate::complete(self, admission, outcome);
+    fn complete(&self, sample: Option<Sample>) {
+        Gate::complete(self, sample);
     }
 
     fn hold_growth_for(&self, delay: Duration) {

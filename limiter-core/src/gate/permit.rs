@@ -3,7 +3,7 @@
 use core::future::Future;
 use core::time::Duration;
 
-use crate::controller::Admission;
+use crate::controller::{Admission, Sample};
 use crate::gate::handle::GateRef;
 use crate::signal::classify::{Classify, Verdict};
 use crate::signal::outcome::{Cause, Outcome};
@@ -124,9 +124,48 @@ impl<R: GateRef> Permit<R> {
     }
 
     /// Records `outcome`, completing at `at` (for callers that timestamp completions themselves).
-    pub fn record_at(mut self, outcome: Outcome, at: Instant) {
+    pub fn record_at(self, outcome: Outcome, at: Instant) {
+        let sample = Sample::new(self.admission, at, outcome);
+        self.record_sample(sample);
+    }
+
+    /// Records `verdict`'s outcome, completing now, with the pace its quota hint states at this
+    /// call's latency (see [`Sample::pace`]), and none of its holds: for callers that apply a
+    /// verdict's `Retry-After` and growth hold themselves (as [`Limiter::run`](crate::Limiter::run)
+    /// does). [`Permit::record_verdict`] applies them, then records this.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use limiter_core::{AimdF32, Gate, InlineQueue, ManualClock, NoopRawMutex, Outcome};
+    /// use limiter_core::{QuotaHint, Verdict};
+    ///
+    /// let clock = ManualClock::new();
+    /// let gate: Gate<NoopRawMutex, _, _, InlineQueue<4>> =
+    ///     Gate::new(AimdF32::new(Default::default()).unwrap(), &clock);
+    /// let permits: Vec<_> = (0..4).map(|_| gate.try_acquire().unwrap()).collect();
+    /// clock.advance(Duration::from_millis(100));
+    /// // 450 calls left for the 900 ms to the reset: 50 calls of 100 ms in flight spend them.
+    /// let hint = QuotaHint { remaining: Some(450), limit: Some(500), reset: Some(Duration::from_millis(900)) };
+    /// let verdict = Verdict::new(Outcome::Success).with_quota(hint.advice());
+    /// for permit in permits {
+    ///     permit.record_outcome_of(&verdict);
+    /// }
+    /// assert_eq!(gate.snapshot().limit, 50);
+    /// ```
+    pub fn record_outcome_of(self, verdict: &Verdict) {
+        let at = self.gate.now();
+        let sample = Sample::new(self.admission, at, verdict.outcome);
+        let latency = Duration::from_micros(sample.latency_micros());
+        let pace = verdict
+            .quota_left
+            .and_then(|left| left.concurrency(latency))
+            .unwrap_or(0);
+        self.record_sample(sample.with_pace(pace));
+    }
+
+    fn record_sample(mut self, sample: Sample) {
         self.armed = false;
-        self.gate.complete(self.admission, Some((outcome, at)));
+        self.gate.complete(Some(sample));
     }
 
     /// The dependency asked for a pause (`Retry-After`): hold the limit's growth for `delay`.
@@ -149,7 +188,7 @@ impl<R: GateRef> Drop for Permit<R> {
             self.armed = false;
             // Cancelled: the capacity comes back, the controller hears nothing (and no clock is
             // read, which keeps the cancel path as cheap as a semaphore's).
-            self.gate.complete(self.admission, None);
+            self.gate.complete(None);
         }
     }
 }
@@ -173,7 +212,7 @@ impl<R: GateRef> Permit<R> {
         if let Some(delay) = hold {
             self.hold_growth_for(delay);
         }
-        self.record(verdict.outcome);
+        self.record_outcome_of(&verdict);
     }
 
     /// Runs `call` holding this permit, then records what `classify` makes of its output.

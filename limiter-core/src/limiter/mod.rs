@@ -326,7 +326,9 @@ where
 
     /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
     /// of its output. A `Retry-After` in the verdict holds growth and holds admissions back
-    /// until it has passed. Returns the call's output, or [`QueueFull`] without running it. A
+    /// until it has passed; the calls a provider's quota headers say are left set the pace the
+    /// probing AIMD may grow to at once ([`Sample::pace`](crate::Sample::pace)). Returns the
+    /// call's output, or [`QueueFull`] without running it. A
     /// call that panics or is dropped releases its permit as cancelled.
     pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
     where
@@ -341,7 +343,7 @@ where
         } else if let Some(delay) = verdict.hold_growth {
             self.hold_growth_for(delay);
         }
-        permit.record(verdict.outcome);
+        permit.record_outcome_of(&verdict);
         Ok(output)
     }
 
@@ -390,7 +392,7 @@ where
         } else if let Some(delay) = verdict.hold_growth {
             self.hold_growth_for(delay);
         }
-        permit.record(verdict.outcome);
+        permit.record_outcome_of(&verdict);
         Ok(output)
     }
 

@@ -26,6 +26,10 @@ pub struct Verdict {
     pub retry_after: Option<Duration>,
     /// Hold the limit's growth this long, admissions going on (a nearly spent quota).
     pub hold_growth: Option<Duration>,
+    /// The calls a provider said were left in its window, and when it resets: recorded on a
+    /// permit, the pace that spends them at the call's latency goes with the sample
+    /// ([`Sample::pace`](crate::Sample::pace)).
+    pub quota_left: Option<crate::signal::quota_hint::QuotaLeft>,
 }
 
 impl Verdict {
@@ -35,6 +39,7 @@ impl Verdict {
             outcome,
             retry_after: None,
             hold_growth: None,
+            quota_left: None,
         }
     }
 
@@ -51,7 +56,8 @@ impl Verdict {
     }
 
     /// The same verdict, with what a provider's quota headers ask: a spent quota is a pause (the
-    /// longer of it and any `Retry-After`), a nearly spent one holds growth.
+    /// longer of it and any `Retry-After`), a nearly spent one holds growth, and the calls left
+    /// are kept for the pace.
     pub const fn with_quota(mut self, advice: crate::signal::quota_hint::QuotaAdvice) -> Self {
         if let Some(hold) = advice.hold_admissions {
             self.retry_after = Some(match self.retry_after {
@@ -61,6 +67,9 @@ impl Verdict {
         }
         if let Some(hold) = advice.hold_growth {
             self.hold_growth = Some(hold);
+        }
+        if let Some(left) = advice.left {
+            self.quota_left = Some(left);
         }
         self
     }

@@ -37,12 +37,68 @@ pub struct QuotaAdvice {
     pub hold_admissions: Option<Duration>,
     /// The quota is nearly spent: hold the limit's growth this long.
     pub hold_growth: Option<Duration>,
+    /// Calls are left, and the window resets after this call would have ended: the pace that
+    /// spends them by then (see [`QuotaLeft::concurrency`]).
+    pub left: Option<QuotaLeft>,
+}
+
+/// Calls left in a provider's window and the time until it resets: the quota's pace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct QuotaLeft {
+    /// Calls left in the window (at least one).
+    pub calls: u64,
+    /// When the window resets, from now.
+    pub reset: Duration,
+}
+
+impl QuotaLeft {
+    /// The concurrency that spends the calls left by the reset, for calls that take `latency`:
+    /// `⌈calls × latency / reset⌉` (Little's law: that many calls in flight complete
+    /// `concurrency / latency` calls a second), at most `calls` and `u32::MAX`. `None` for a
+    /// latency of zero, or one at least as long as the time to the reset: every call in flight
+    /// then lands in this window, and the pace says nothing about the next.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use limiter_core::QuotaLeft;
+    ///
+    /// // 496 calls left for 900 ms, calls of 100 ms: 56 in flight spend them.
+    /// let left = QuotaLeft { calls: 496, reset: Duration::from_millis(900) };
+    /// assert_eq!(left.concurrency(Duration::from_millis(100)), Some(56));
+    /// assert_eq!(left.concurrency(Duration::from_millis(900)), None);
+    /// assert_eq!(left.concurrency(Duration::ZERO), None);
+    /// ```
+    pub const fn concurrency(&self, latency: Duration) -> Option<u32> {
+        let latency = crate::time::clock::duration_to_micros(latency);
+        let reset = crate::time::clock::duration_to_micros(self.reset);
+        if latency == 0 || latency >= reset || self.calls == 0 {
+            return None;
+        }
+        // In microseconds, rounded up; a product past u64 (calls × latency above 1.8 × 10^19)
+        // is more than the calls left anyway, since the latency is below the reset.
+        let pace = match self.calls.checked_mul(latency) {
+            Some(product) => {
+                let quotient = crate::num::divide::div_u64(product, reset);
+                let exact = quotient.wrapping_mul(reset) == product;
+                let up = if exact { quotient } else { quotient + 1 };
+                if up < self.calls { up } else { self.calls }
+            }
+            None => self.calls,
+        };
+        Some(if pace > u32::MAX as u64 {
+            u32::MAX
+        } else {
+            pace as u32
+        })
+    }
 }
 
 impl QuotaHint {
     /// What the hint asks: admissions held until the reset when nothing is left, growth held
     /// until then when a tenth of the quota or less is left (one call or none, when the quota is
-    /// not stated), nothing without a reset time.
+    /// not stated), nothing without a reset time; and while calls are left, how many and for
+    /// how long ([`QuotaAdvice::left`]), the pace a controller may grow to at once.
     ///
     /// ```
     /// use core::time::Duration;
@@ -54,12 +110,15 @@ impl QuotaHint {
     /// let low = parse_ratelimit(b"\"default\";q=100;r=5;t=12", max).unwrap();
     /// assert_eq!(low.advice().hold_growth, Some(Duration::from_secs(12)));
     /// let plenty = QuotaHint { remaining: Some(50), limit: Some(100), reset: Some(max) };
-    /// assert_eq!(plenty.advice(), Default::default());
+    /// let advice = plenty.advice();
+    /// assert_eq!((advice.hold_admissions, advice.hold_growth), (None, None));
+    /// assert_eq!(advice.left.map(|left| left.calls), Some(50));
     /// ```
     pub const fn advice(&self) -> QuotaAdvice {
         let none = QuotaAdvice {
             hold_admissions: None,
             hold_growth: None,
+            left: None,
         };
         let (Some(reset), Some(remaining)) = (self.reset, self.remaining) else {
             return none;
@@ -68,19 +127,21 @@ impl QuotaHint {
             return QuotaAdvice {
                 hold_admissions: Some(reset),
                 hold_growth: None,
+                left: None,
             };
         }
+        let left = Some(QuotaLeft {
+            calls: remaining,
+            reset,
+        });
         let nearly_spent = match self.limit {
             Some(limit) => remaining.saturating_mul(10) <= limit,
             None => remaining <= 1,
         };
-        if nearly_spent {
-            QuotaAdvice {
-                hold_admissions: None,
-                hold_growth: Some(reset),
-            }
-        } else {
-            none
+        QuotaAdvice {
+            hold_admissions: None,
+            hold_growth: if nearly_spent { Some(reset) } else { None },
+            left,
         }
     }
 
@@ -431,13 +492,78 @@ mod tests {
         let nine = Some(Duration::from_secs(9));
         assert_eq!(at(0, Some(100)).advice().hold_admissions, nine);
         assert_eq!(at(10, Some(100)).advice().hold_growth, nine);
-        assert_eq!(at(11, Some(100)).advice(), QuotaAdvice::default());
+        let left = |calls| {
+            Some(QuotaLeft {
+                calls,
+                reset: Duration::from_secs(9),
+            })
+        };
+        let plenty = QuotaAdvice {
+            left: left(11),
+            ..QuotaAdvice::default()
+        };
+        assert_eq!(at(11, Some(100)).advice(), plenty);
         assert_eq!(at(1, None).advice().hold_growth, nine);
-        assert_eq!(at(2, None).advice(), QuotaAdvice::default());
+        assert_eq!(at(1, None).advice().left, left(1));
+        assert_eq!(at(10, Some(100)).advice().left, left(10));
+        assert_eq!(
+            at(0, Some(100)).advice().left,
+            None,
+            "nothing left: a pause"
+        );
+        assert_eq!(
+            at(2, None).advice(),
+            QuotaAdvice {
+                left: left(2),
+                ..QuotaAdvice::default()
+            }
+        );
         let no_reset = QuotaHint {
             reset: None,
             ..at(0, None)
         };
         assert_eq!(no_reset.advice(), QuotaAdvice::default());
+        let no_count = QuotaHint {
+            remaining: None,
+            ..at(5, None)
+        };
+        assert_eq!(no_count.advice(), QuotaAdvice::default());
+    }
+
+    #[test]
+    fn the_pace_spends_the_calls_left_by_the_reset() {
+        let ms = Duration::from_millis;
+        let left = |calls, reset| QuotaLeft {
+            calls,
+            reset: ms(reset),
+        };
+        // ⌈calls × latency / reset⌉.
+        assert_eq!(left(496, 900).concurrency(ms(100)), Some(56));
+        assert_eq!(left(450, 900).concurrency(ms(100)), Some(50));
+        assert_eq!(left(1, 1000).concurrency(ms(1)), Some(1));
+        // Never more than the calls left; nothing for a call as long as the window's rest, or
+        // for no latency, or for nothing left.
+        assert_eq!(left(3, 1000).concurrency(ms(999)), Some(3));
+        assert_eq!(left(3, 1000).concurrency(ms(1000)), None);
+        assert_eq!(left(3, 1000).concurrency(Duration::ZERO), None);
+        assert_eq!(left(0, 1000).concurrency(ms(10)), None);
+        // Sub-microsecond latencies round to nothing; huge counts saturate at the calls left,
+        // then at u32::MAX.
+        assert_eq!(left(9, 1000).concurrency(Duration::from_nanos(999)), None);
+        assert_eq!(
+            left(u64::MAX, 1000).concurrency(ms(999)),
+            Some(u32::MAX),
+            "the product overflows u64"
+        );
+        assert_eq!(left(u64::MAX / 2, 1000).concurrency(ms(1)), Some(u32::MAX));
+        let far = QuotaLeft {
+            calls: 10,
+            reset: Duration::MAX,
+        };
+        // Both saturate in microseconds: no longer told apart, so no pace.
+        assert_eq!(far.concurrency(Duration::from_secs(u64::MAX / 2)), None);
+        assert_eq!(far.concurrency(ms(1)), Some(1));
+        let days = left(10, 1_000_000_000);
+        assert_eq!(days.concurrency(ms(500_000_000)), Some(5));
     }
 }
