@@ -145,9 +145,21 @@ enum Event {
         /// Admitted before the last cut (an older epoch).
         stale: bool,
         outcome: u8,
+        /// The pace the dependency states with it (see [`pace_of`]).
+        pace: u16,
     },
     /// A Retry-After hint.
     Hold { now: TimeStep, until: u64 },
+}
+
+/// The pace a `Sample` event states: none for two values in three, so that most streams
+/// exercise the rest of the rules as before.
+fn pace_of(pace: u16) -> u32 {
+    if pace % 3 == 0 {
+        u32::from(pace / 3)
+    } else {
+        0
+    }
 }
 
 fn outcome(byte: u8) -> Outcome {
@@ -191,6 +203,7 @@ fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
         in_flight,
         stale,
         outcome: o,
+        pace,
     } = event
     else {
         return None;
@@ -207,11 +220,7 @@ fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
         epoch,
         in_flight: u32::from(in_flight),
     };
-    Some(Sample::new(
-        admission,
-        Instant::from_micros(*now),
-        outcome(o),
-    ))
+    Some(Sample::new(admission, Instant::from_micros(*now), outcome(o)).with_pace(pace_of(pace)))
 }
 
 /// Checks one step's invariants: bounds, one cut per round trip, nothing moves on `Ignore`.
@@ -434,12 +443,14 @@ pub fn fixed_vs_float(data: &[u8]) {
                 in_flight,
                 stale,
                 outcome,
+                pace,
             } => Event::Sample {
                 admitted: forward(admitted),
                 completed: forward(completed),
                 in_flight,
                 stale,
                 outcome,
+                pace,
             },
             Event::Hold { now, until } => Event::Hold {
                 now: forward(now),
@@ -1036,12 +1047,22 @@ impl Model {
                         Change::Unchanged
                     }
                     _ => {
-                        let (step, back_to) = self.speed.step(
+                        let (step, mut back_to) = self.speed.step(
                             self.p.step,
                             self.limit.whole(),
                             elapsed,
                             self.starting,
                         );
+                        if self.speed.doubles && s.pace > 0 {
+                            // A stated pace: straight to it, up to the unit below the knee.
+                            let knee = self.speed.knee;
+                            let to = if knee > 0 && s.pace >= knee {
+                                knee - 1
+                            } else {
+                                s.pace
+                            };
+                            back_to = back_to.max(to);
+                        }
                         let mut grown = self.limit.grow(step);
                         if back_to > grown.whole() {
                             grown = Q32::from_u32(back_to);
@@ -1118,6 +1139,7 @@ pub fn controller_rounds(data: &[u8]) {
             in_flight: u16::try_from(in_flight).unwrap_or(u16::MAX),
             stale: b % 32 == 5,
             outcome,
+            pace: 0,
         })
     };
     drive_against_model::<1>(&plain, round_trips);
@@ -1135,15 +1157,26 @@ pub fn controller_rounds(data: &[u8]) {
 pub fn controller_quota(data: &[u8]) {
     fn stream(data: &[u8]) -> impl FnMut(u32, usize) -> Option<Event> + '_ {
         let mut bytes = data.iter().copied();
-        // The round under way: its limit, the calls it serves, the calls emitted so far.
-        let mut round = (0u32, 0u32, 0u32);
+        // The round under way: its limit, the calls it serves, the calls emitted so far, and
+        // the pace its answers state (as `Event::Sample::pace` encodes it; 0: none).
+        let mut round = (0u32, 0u32, 0u32, 0u16);
         move |limit: u32, _| {
             while round.2 >= round.0 {
-                let share = u32::from(bytes.next()? % 9);
+                let byte = bytes.next()?;
+                let share = u32::from(byte % 9);
                 let calls = limit.clamp(1, u32::from(u16::MAX));
-                round = (calls, calls * share / 8, 0);
+                let served = calls * share / 8;
+                // One round in four states about what the quota serves, a few calls more or
+                // less (a shared quota's headers count the others' calls as well).
+                let stated = if byte >= 192 {
+                    (served + u32::from(byte % 8)).saturating_sub(2)
+                } else {
+                    0
+                };
+                let pace = u16::try_from(stated * 3).unwrap_or(0);
+                round = (calls, served, 0, pace);
             }
-            let (calls, served, emitted) = round;
+            let (calls, served, emitted, pace) = round;
             round.2 += 1;
             Some(Event::Sample {
                 admitted: TimeStep::Forward(0),
@@ -1152,6 +1185,7 @@ pub fn controller_quota(data: &[u8]) {
                 // A cut during the round: what completes after it was admitted before it.
                 stale: limit < calls,
                 outcome: if emitted < served { 2 } else { 0 },
+                pace,
             })
         }
     }

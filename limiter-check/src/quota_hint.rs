@@ -3,7 +3,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use core::time::Duration;
-use limiter_core::{QuotaHint, parse_quota_count, parse_quota_reset, parse_ratelimit};
+use limiter_core::{QuotaHint, QuotaLeft, parse_quota_count, parse_quota_reset, parse_ratelimit};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -64,6 +64,24 @@ pub fn quota_hint(data: &[u8]) {
         assert!(advice.hold_admissions.is_none_or(|d| d <= max));
         assert!(advice.hold_growth.is_none_or(|d| d <= max));
         assert!(advice.hold_admissions.is_none() || advice.hold_growth.is_none());
+        // Calls left only while some are, and with the hint's own numbers.
+        if let Some(left) = advice.left {
+            assert!(advice.hold_admissions.is_none());
+            assert_eq!(
+                (Some(left.calls), Some(left.reset)),
+                (hint.remaining, hint.reset)
+            );
+            assert!(left.calls > 0);
+            check_pace(left, Duration::from_micros(u64::from(input.now)));
+        }
+    }
+    // The pace on the input's own numbers, at latencies around the reset.
+    let left = QuotaLeft {
+        calls: input.remaining,
+        reset: Duration::from_micros(u64::from(input.reset)),
+    };
+    for latency in [input.now, input.reset.saturating_sub(1), input.reset, 1] {
+        check_pace(left, Duration::from_micros(u64::from(latency)));
     }
     if let Ok(reset) = parse_quota_reset(raw, u64::from(input.now), max) {
         assert!(reset <= max);
@@ -140,4 +158,21 @@ pub fn quota_hint(data: &[u8]) {
         ),
         (Err(e), Some(b)) => panic!("{spoiled:?}: {e}, the reference reads {b:?}"),
     }
+}
+
+/// [`QuotaLeft::concurrency`] against its documentation, in 128-bit arithmetic: `⌈calls ×
+/// latency / reset⌉` in microseconds, at most the calls and `u32::MAX`; none for no latency, no
+/// calls, or a latency as long as the reset.
+fn check_pace(left: QuotaLeft, latency: Duration) {
+    let micros = |d: Duration| u128::from(limiter_core::duration_to_micros(d));
+    let (l, r, calls) = (micros(latency), micros(left.reset), u128::from(left.calls));
+    let expected = (l > 0 && l < r && calls > 0).then(|| {
+        let pace = (calls * l).div_ceil(r).min(calls);
+        u32::try_from(pace).unwrap_or(u32::MAX)
+    });
+    assert_eq!(
+        left.concurrency(latency),
+        expected,
+        "{left:?} at {latency:?}"
+    );
 }
