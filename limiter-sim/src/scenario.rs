@@ -187,6 +187,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         all.push(late_joiner(n, params));
     }
     all.push(shared_quota(params));
+    all.push(shared_quota_hints(params));
     all.extend([
         creep(params),
         hang_low(params),
@@ -665,6 +666,40 @@ fn shared_quota(params: &Params) -> Scenario {
                 false,
             );
             quota.jitter_percent = 20;
+            Box::new(quota)
+        }),
+        limiters: compared(&[]),
+    }
+}
+
+/// [`shared_quota`] counted over 1 s windows, with every answer carrying the provider's
+/// remaining-quota headers: the calls left are the whole account's, so each client's stated
+/// pace is the account's, not its share (what a client learns from the headers alone
+/// overstates its room `n` times over).
+fn shared_quota_hints(params: &Params) -> Scenario {
+    let n = params.clients.unwrap_or(10).max(1);
+    let until = params.duration(21 * S);
+    let per = 200 * n as u32;
+    Scenario {
+        name: format!("shared-quota-hints-{n}"),
+        aliases: Vec::new(),
+        about: format!(
+            "{n} clients (64 callers, own limiter each) share a quota of {per} per 1 s window, {} from {} to {}; every answer carries the account's remaining-quota headers; calls of 100 ms ± 20 %; {}",
+            per / 4,
+            seconds(until / 3),
+            seconds(2 * until / 3),
+            seconds(until)
+        ),
+        oracle: QUOTA_ORACLE.into(),
+        clients: Clients::new(vec![Load::closed(64, until); n]),
+        upstream: Box::new(move || {
+            let mut quota = quota(
+                vec![(0, per), (until / 3, per / 4), (2 * until / 3, per)],
+                false,
+            );
+            quota.window_us = S;
+            quota.jitter_percent = 20;
+            quota.hints = true;
             Box::new(quota)
         }),
         limiters: compared(&[]),

@@ -670,5 +670,28 @@ fn fixed_point_and_float_aimd_agree_everywhere() {
         assert_eq!(fixed, float, "{scenario}");
         compared += 1;
     }
-    assert_eq!(compared, 34);
+    assert_eq!(compared, 35);
+}
+
+/// A provider that states its remaining quota and reset is followed from the first answers:
+/// the stated pace takes the limit straight to the quota's concurrency, where additive growth
+/// takes about two seconds (quota-window, the same provider without the headers).
+#[test]
+fn a_quota_stated_in_headers_is_reached_within_a_round_trip() {
+    let r = rows();
+    let hinted = metric(r, "quota-window-hints", "AIMD", "goodput_vs_oracle");
+    let silent = metric(r, "quota-window", "AIMD", "goodput_vs_oracle");
+    let refused = metric(r, "quota-window-hints", "AIMD", "refused_share");
+    assert!(
+        hinted >= 0.95 && hinted >= silent + 0.05 && refused <= 0.05,
+        "with headers {hinted}, without {silent}, refused {refused}"
+    );
+    // Clients sharing one account, each told the account's pace: the knees their refusals set
+    // bound the jumps, and the calls stay spread fairly.
+    let shared = metric(r, "shared-quota-hints-10", "AIMD", "goodput_vs_oracle");
+    let fair = metric(r, "shared-quota-hints-10", "AIMD", "fairness");
+    assert!(
+        shared >= 0.9 && fair >= 0.95,
+        "shared: {shared}, Jain's index {fair}"
+    );
 }
