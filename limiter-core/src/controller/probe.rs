@@ -174,16 +174,19 @@
 //!    `⌈remaining × latency / reset⌉` (Little's law; [`QuotaLeft::concurrency`](crate::QuotaLeft::concurrency)),
 //!    which a recorded verdict passes on as the sample's [`pace`](crate::Sample::pace). A
 //!    growth sample (a fast success, the limit in use, growth not held) below that pace takes
-//!    the limit straight to it, up to the unit below the last knee: where the provider refused
-//!    calls before, it refused what its own pace allowed, and the knee knows better than the
-//!    header. That is the case of a quota shared by several clients (one account, several
+//!    the limit straight to it, up to the unit below the last knee, whatever found it: where
+//!    the provider refused calls before, it refused what its own pace allowed, and where
+//!    latency rose it was busy, and the knee knows better than the header (the limit goes on
+//!    past the knee as growth does, not by the header's word). That is the case of a quota shared by several clients (one account, several
 //!    services): its header counts every client's calls, so each one's pace is the whole
 //!    account's; the first jump overshoots, the refusals set each client's knee, and the knee
 //!    bounds every later jump. A pace at or below the limit does nothing more than the
 //!    success it came with (the quota's hold when nearly spent and its pause when spent are
 //!    the advice's, see [`QuotaHint::advice`](crate::QuotaHint::advice)), and a pace stated
 //!    for a window about to reset (no longer than the call) is none: every call sent now lands
-//!    in this window, and says nothing of the next. Seeds 1 / 2 / 3 of `cargo run --release -p
+//!    in this window, and says nothing of the next; nor is a reset the header parser cut to
+//!    its bound (a daily quota's: a pace over the bound would spend a day's calls in
+//!    minutes). Seeds 1 / 2 / 3 of `cargo run --release -p
 //!    limiter-sim -- --format json`: quota-window-hints (500 calls per 1 s window, every answer
 //!    with the headers) 86.5 → 97.3 % of the oracle's goodput, refusals 3.7 → 3.4 % of the
 //!    calls served; the limit reaches the quota's concurrency one round trip after the start

@@ -182,7 +182,19 @@ impl HttpClassifier {
             }
         }
         match quota_hint(headers, self.max_retry_after(), now) {
-            Some(hint) => verdict.with_quota(hint.advice()),
+            Some(hint) => {
+                let mut advice = hint.advice();
+                // A reset at the bound may have been cut to it (a daily quota's, say): good for
+                // a hold, which it only shortens, but a pace worked out over it would spend
+                // the calls left far too fast.
+                if hint
+                    .reset
+                    .is_some_and(|reset| reset >= self.max_retry_after())
+                {
+                    advice.left = None;
+                }
+                verdict.with_quota(advice)
+            }
             None => verdict,
         }
     }
@@ -302,6 +314,31 @@ mod tests {
             let v = answer(200, headers);
             assert_eq!((v.retry_after, v.hold_growth), (None, None), "{headers:?}");
         }
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn the_calls_left_go_with_the_verdict_unless_the_reset_was_cut_to_the_cap() {
+        use crate::QuotaLeft;
+        use core::time::Duration;
+        let plenty = answer(
+            200,
+            &[
+                ("x-ratelimit-remaining", "450"),
+                ("x-ratelimit-limit", "500"),
+                ("x-ratelimit-reset", "9"),
+            ],
+        );
+        let left = QuotaLeft {
+            calls: 450,
+            reset: Duration::from_secs(9),
+        };
+        assert_eq!(plenty.quota_left, Some(left));
+        // A daily quota's reset, cut to the classifier's 60 s: a pace over 60 s would spend the
+        // day's calls in a minute.
+        let daily = answer(200, &[("ratelimit", "\"day\";r=90000;t=80000")]);
+        assert_eq!(daily.quota_left, None);
+        assert_eq!((daily.retry_after, daily.hold_growth), (None, None));
     }
 
     #[test]

@@ -37,8 +37,10 @@ pub struct QuotaAdvice {
     pub hold_admissions: Option<Duration>,
     /// The quota is nearly spent: hold the limit's growth this long.
     pub hold_growth: Option<Duration>,
-    /// Calls are left, and the window resets after this call would have ended: the pace that
-    /// spends them by then (see [`QuotaLeft::concurrency`]).
+    /// Calls are left (and a reset is stated): how many, and for how long, from which
+    /// [`QuotaLeft::concurrency`] works out the pace that spends them by the reset. A reset the
+    /// parser cut to its maximum is not the window's: [`HttpClassifier`](crate::HttpClassifier)
+    /// drops `left` then, and a caller reading the headers itself should too.
     pub left: Option<QuotaLeft>,
 }
 
@@ -75,17 +77,24 @@ impl QuotaLeft {
         if latency == 0 || latency >= reset || self.calls == 0 {
             return None;
         }
-        // In microseconds, rounded up; a product past u64 (calls × latency above 1.8 × 10^19)
-        // is more than the calls left anyway, since the latency is below the reset.
-        let pace = match self.calls.checked_mul(latency) {
-            Some(product) => {
-                let quotient = crate::num::divide::div_u64(product, reset);
-                let exact = quotient.wrapping_mul(reset) == product;
-                let up = if exact { quotient } else { quotient + 1 };
-                if up < self.calls { up } else { self.calls }
-            }
-            None => self.calls,
+        // In microseconds, rounded up. Where `calls × latency` passes u64, latency and reset
+        // are halved together until it fits: the ratio keeps its leading bits, and a pace
+        // that large is an estimate anyway (no 128-bit division on a microcontroller).
+        let (mut latency, mut reset) = (latency, reset);
+        let mut product = self.calls.checked_mul(latency);
+        while product.is_none() {
+            latency >>= 1;
+            reset >>= 1;
+            product = self.calls.checked_mul(latency);
+        }
+        let product = match product {
+            Some(product) => product,
+            None => 0, // not reached: latency 0 makes any product fit
         };
+        let quotient = crate::num::divide::div_u64(product, reset);
+        let exact = quotient.wrapping_mul(reset) == product;
+        let up = if exact { quotient } else { quotient + 1 };
+        let pace = if up < self.calls { up } else { self.calls };
         Some(if pace > u32::MAX as u64 {
             u32::MAX
         } else {
@@ -556,6 +565,12 @@ mod tests {
             "the product overflows u64"
         );
         assert_eq!(left(u64::MAX / 2, 1000).concurrency(ms(1)), Some(u32::MAX));
+        // Past u64 but well within u32: a trillion calls left for 30 days, calls of 20 s.
+        let month = QuotaLeft {
+            calls: 1_000_000_000_000,
+            reset: Duration::from_secs(30 * 86_400),
+        };
+        assert_eq!(month.concurrency(Duration::from_secs(20)), Some(7_716_050));
         let far = QuotaLeft {
             calls: 10,
             reset: Duration::MAX,
