@@ -83,6 +83,14 @@ pub fn quota_hint(data: &[u8]) {
     for latency in [input.now, input.reset.saturating_sub(1), input.reset, 1] {
         check_pace(left, Duration::from_micros(u64::from(latency)));
     }
+    // And resets past 2^32 µs, with latencies as long.
+    let long = QuotaLeft {
+        reset: Duration::from_micros(u64::from(input.reset) << 24 | u64::from(input.now)),
+        ..left
+    };
+    for latency in [u64::from(input.now) << 20, input.limit % (1 << 56)] {
+        check_pace(long, Duration::from_micros(latency));
+    }
     if let Ok(reset) = parse_quota_reset(raw, u64::from(input.now), max) {
         assert!(reset <= max);
     }
@@ -162,17 +170,28 @@ pub fn quota_hint(data: &[u8]) {
 
 /// [`QuotaLeft::concurrency`] against its documentation, in 128-bit arithmetic: `⌈calls ×
 /// latency / reset⌉` in microseconds, at most the calls and `u32::MAX`; none for no latency, no
-/// calls, or a latency as long as the reset.
+/// calls, or a latency as long as the reset. Exact unless the product passes u64 with a reset
+/// of 2^32 µs or more, and within a millionth then.
 fn check_pace(left: QuotaLeft, latency: Duration) {
     let micros = |d: Duration| u128::from(limiter_core::duration_to_micros(d));
     let (l, r, calls) = (micros(latency), micros(left.reset), u128::from(left.calls));
-    let expected = (l > 0 && l < r && calls > 0).then(|| {
-        let pace = (calls * l).div_ceil(r).min(calls);
-        u32::try_from(pace).unwrap_or(u32::MAX)
-    });
-    assert_eq!(
-        left.concurrency(latency),
-        expected,
-        "{left:?} at {latency:?}"
-    );
+    let exact = (l > 0 && l < r && calls > 0).then(|| (calls * l).div_ceil(r).min(calls));
+    let got = left.concurrency(latency);
+    let capped = exact.map(|pace| u32::try_from(pace).unwrap_or(u32::MAX));
+    if got == capped {
+        return;
+    }
+    if calls * l <= u128::from(u64::MAX) || r < 1 << 32 {
+        assert_eq!(got, capped, "{left:?} at {latency:?}");
+    } else {
+        // Past u64 with a reset of 71 minutes or more: within a millionth (and a call).
+        let (Some(got), Some(exact)) = (got, exact) else {
+            panic!("{left:?} at {latency:?}: {got:?}, not {exact:?}");
+        };
+        let near = exact.abs_diff(u128::from(got)) <= 1 + exact / 1_000_000;
+        assert!(
+            near || (got == u32::MAX && exact >= u128::from(u32::MAX)),
+            "{left:?} at {latency:?}: {got}, not {exact}"
+        );
+    }
 }

@@ -77,29 +77,47 @@ impl QuotaLeft {
         if latency == 0 || latency >= reset || self.calls == 0 {
             return None;
         }
-        // In microseconds, rounded up. Where `calls × latency` passes u64, latency and reset
-        // are halved together until it fits: the ratio keeps its leading bits, and a pace
-        // that large is an estimate anyway (no 128-bit division on a microcontroller).
-        let (mut latency, mut reset) = (latency, reset);
-        let mut product = self.calls.checked_mul(latency);
-        while product.is_none() {
-            latency >>= 1;
-            reset >>= 1;
-            product = self.calls.checked_mul(latency);
-        }
-        let product = match product {
-            Some(product) => product,
-            None => 0, // not reached: latency 0 makes any product fit
+        // In microseconds, rounded up. Where `calls × latency` passes u64 (no 128-bit division
+        // on a microcontroller), `calls = q × reset + m` splits it: `q × latency` is below the
+        // calls left (the latency is below the reset), and `⌈m × latency / reset⌉` is exact
+        // whenever the reset is below 2^32 µs (71 minutes: `m` and the latency are below it).
+        // Past that, `m` and the reset are halved together until the product fits, which keeps
+        // the ratio to far better than one call in a million.
+        let up = if let Some(product) = self.calls.checked_mul(latency) {
+            div_ceil(product, reset)
+        } else {
+            let q = crate::num::divide::div_u64(self.calls, reset);
+            let (mut m, mut r) = (self.calls - q * reset, reset);
+            let mut product = m.checked_mul(latency);
+            while product.is_none() {
+                m >>= 1;
+                r >>= 1;
+                product = m.checked_mul(latency);
+            }
+            // `None` is not reached: m = 0 makes the product fit.
+            let part = if let Some(product) = product {
+                div_ceil(product, r)
+            } else {
+                0
+            };
+            (q * latency).saturating_add(part)
         };
-        let quotient = crate::num::divide::div_u64(product, reset);
-        let exact = quotient.wrapping_mul(reset) == product;
-        let up = if exact { quotient } else { quotient + 1 };
         let pace = if up < self.calls { up } else { self.calls };
         Some(if pace > u32::MAX as u64 {
             u32::MAX
         } else {
             pace as u32
         })
+    }
+}
+
+/// `⌈n / d⌉` for `d > 0`, without the general 64-bit division routine.
+const fn div_ceil(n: u64, d: u64) -> u64 {
+    let quotient = crate::num::divide::div_u64(n, d);
+    if quotient.wrapping_mul(d) == n {
+        quotient
+    } else {
+        quotient + 1
     }
 }
 
