@@ -81,20 +81,26 @@ impl QuotaLeft {
         // on a microcontroller), `calls = q × reset + m` splits it: `q × latency` is below the
         // calls left (the latency is below the reset), and `⌈m × latency / reset⌉` is exact
         // whenever the reset is below 2^32 µs (71 minutes: `m` and the latency are below it).
-        // Past that, `m` and the reset are halved together until the product fits, which keeps
-        // the ratio to far better than one call in a million.
+        // Past that, the larger of `m` and the latency is halved with the reset until the
+        // product fits, which keeps the ratio to far better than one call in a million.
         let up = if let Some(product) = self.calls.checked_mul(latency) {
             div_ceil(product, reset)
         } else {
             let q = crate::num::divide::div_u64(self.calls, reset);
-            let (mut m, mut r) = (self.calls - q * reset, reset);
-            let mut product = m.checked_mul(latency);
+            let (mut m, mut l, mut r) = (self.calls - q * reset, latency, reset);
+            let mut product = m.checked_mul(l);
             while product.is_none() {
-                m >>= 1;
+                // The larger factor gives up its low bits with the reset's: the smaller keeps
+                // all of its own.
+                if m > l {
+                    m >>= 1;
+                } else {
+                    l >>= 1;
+                }
                 r >>= 1;
-                product = m.checked_mul(latency);
+                product = m.checked_mul(l);
             }
-            // `None` is not reached: m = 0 makes the product fit.
+            // `None` is not reached: a factor of 0 makes the product fit.
             let part = if let Some(product) = product {
                 div_ceil(product, r)
             } else {
@@ -111,8 +117,11 @@ impl QuotaLeft {
     }
 }
 
-/// `⌈n / d⌉` for `d > 0`, without the general 64-bit division routine.
+/// `⌈n / d⌉` (`u64::MAX` for `d = 0`), without the general 64-bit division routine.
 const fn div_ceil(n: u64, d: u64) -> u64 {
+    if d == 0 {
+        return u64::MAX;
+    }
     let quotient = crate::num::divide::div_u64(n, d);
     if quotient.wrapping_mul(d) == n {
         quotient
