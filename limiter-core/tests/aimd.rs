@@ -18,22 +18,25 @@ fn seeds(n: u64) -> u64 {
 
 /// Feeds one request admitted at `at` with the limit fully used, completing `latency` later.
 /// A success admitted at `at` µs with `in_flight` calls in flight, `latency` µs long.
-fn complete_with<C: Controller>(c: &mut C, at: u64, latency: u64, in_flight: u32) -> Change {
+/// A sample of `c`'s current epoch: admitted at `at` µs with `in_flight` calls, completed
+/// `latency` µs later with `outcome`.
+fn sample_of<C: Controller>(
+    c: &C,
+    at: u64,
+    latency: u64,
+    in_flight: u32,
+    outcome: Outcome,
+) -> Sample {
     let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
-    c.on_sample(&Sample::new(
-        admitted,
-        Instant::from_micros(at + latency),
-        Outcome::Success,
-    ))
+    Sample::new(admitted, Instant::from_micros(at + latency), outcome)
+}
+
+fn complete_with<C: Controller>(c: &mut C, at: u64, latency: u64, in_flight: u32) -> Change {
+    c.on_sample(&sample_of(c, at, latency, in_flight, Outcome::Success))
 }
 
 fn complete<C: Controller>(c: &mut C, at: u64, latency: u64, outcome: Outcome) -> Change {
-    let admitted = Admission::new(c, Instant::from_micros(at), c.limit());
-    c.on_sample(&Sample::new(
-        admitted,
-        Instant::from_micros(at + latency),
-        outcome,
-    ))
+    c.on_sample(&sample_of(c, at, latency, c.limit(), outcome))
 }
 
 /// The seed's controller: initial 8 in [2, 32], backoff 0.75, a 20 ms latency target.
@@ -1505,13 +1508,7 @@ fn the_fast_starts_halving_waits_out_the_cooldown_as_a_cut_does() {
 
 /// A success admitted at `at` µs with `in_flight` in flight, 100 ms long, stating `pace`.
 fn paced<C: Controller>(c: &mut C, at: u64, in_flight: u32, pace: u32) -> Change {
-    let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
-    let sample = Sample::new(
-        admitted,
-        Instant::from_micros(at + 100 * MS),
-        Outcome::Success,
-    );
-    c.on_sample(&sample.with_pace(pace))
+    c.on_sample(&sample_of(c, at, 100 * MS, in_flight, Outcome::Success).with_pace(pace))
 }
 
 #[test]
@@ -1550,12 +1547,7 @@ fn a_stated_pace_takes_the_limit_straight_to_it_up_to_the_unit_below_the_knee() 
 
 /// A quick refusal admitted at `at` µs with `in_flight` in flight, answered 1 ms later.
 fn complete_refusal<C: Controller>(c: &mut C, at: u64, in_flight: u32) -> Change {
-    let admitted = Admission::new(c, Instant::from_micros(at), in_flight);
-    c.on_sample(&Sample::new(
-        admitted,
-        Instant::from_micros(at + MS),
-        Outcome::Overload,
-    ))
+    c.on_sample(&sample_of(c, at, MS, in_flight, Outcome::Overload))
 }
 
 #[test]

@@ -186,8 +186,8 @@ pub fn all(params: &Params) -> Vec<Scenario> {
     for &n in &joiners {
         all.push(late_joiner(n, params));
     }
-    all.push(shared_quota(params));
-    all.push(shared_quota_hints(params));
+    all.push(shared_quota(params, false));
+    all.push(shared_quota(params, true));
     all.extend([
         creep(params),
         hang_low(params),
@@ -644,15 +644,30 @@ fn late_joiner(n: usize, params: &Params) -> Scenario {
 /// with a constant latency every call lands on a tick's start and the provider refuses the same
 /// clients, in the same order, every tick (clients 7 to 9 of 10 held at a limit of 1 for the
 /// whole run, whatever the limiter).
-fn shared_quota(params: &Params) -> Scenario {
+/// `n` clients on one account's quota of 20 calls per client per 100 ms tick, a quarter of it
+/// for the middle third of the run. With `hints`, the quota is counted over 1 s windows (the same
+/// rate) and every answer carries the provider's remaining-quota headers: the calls left are the
+/// whole account's, so each client's stated pace is the account's, not its share (what a client
+/// learns from the headers alone overstates its room `n` times over).
+fn shared_quota(params: &Params, hints: bool) -> Scenario {
     let n = params.clients.unwrap_or(10).max(1);
     let until = params.duration(21 * S);
-    let per = 20 * n as u32;
+    let (window_us, per, name, unit, told) = if hints {
+        (
+            S,
+            200 * n as u32,
+            "shared-quota-hints",
+            "1 s window",
+            "; every answer carries the account's remaining-quota headers",
+        )
+    } else {
+        (100 * MS, 20 * n as u32, "shared-quota", "tick", "")
+    };
     Scenario {
-        name: format!("shared-quota-{n}"),
+        name: format!("{name}-{n}"),
         aliases: Vec::new(),
         about: format!(
-            "{n} clients (64 callers, own limiter each) share a quota of {per} per tick, {} from {} to {}; calls of 100 ms ± 20 %; {}",
+            "{n} clients (64 callers, own limiter each) share a quota of {per} per {unit}, {} from {} to {}{told}; calls of 100 ms ± 20 %; {}",
             per / 4,
             seconds(until / 3),
             seconds(2 * until / 3),
@@ -665,41 +680,9 @@ fn shared_quota(params: &Params) -> Scenario {
                 vec![(0, per), (until / 3, per / 4), (2 * until / 3, per)],
                 false,
             );
+            quota.window_us = window_us;
             quota.jitter_percent = 20;
-            Box::new(quota)
-        }),
-        limiters: compared(&[]),
-    }
-}
-
-/// [`shared_quota`] counted over 1 s windows, with every answer carrying the provider's
-/// remaining-quota headers: the calls left are the whole account's, so each client's stated
-/// pace is the account's, not its share (what a client learns from the headers alone
-/// overstates its room `n` times over).
-fn shared_quota_hints(params: &Params) -> Scenario {
-    let n = params.clients.unwrap_or(10).max(1);
-    let until = params.duration(21 * S);
-    let per = 200 * n as u32;
-    Scenario {
-        name: format!("shared-quota-hints-{n}"),
-        aliases: Vec::new(),
-        about: format!(
-            "{n} clients (64 callers, own limiter each) share a quota of {per} per 1 s window, {} from {} to {}; every answer carries the account's remaining-quota headers; calls of 100 ms ± 20 %; {}",
-            per / 4,
-            seconds(until / 3),
-            seconds(2 * until / 3),
-            seconds(until)
-        ),
-        oracle: QUOTA_ORACLE.into(),
-        clients: Clients::new(vec![Load::closed(64, until); n]),
-        upstream: Box::new(move || {
-            let mut quota = quota(
-                vec![(0, per), (until / 3, per / 4), (2 * until / 3, per)],
-                false,
-            );
-            quota.window_us = S;
-            quota.jitter_percent = 20;
-            quota.hints = true;
+            quota.hints = hints;
             Box::new(quota)
         }),
         limiters: compared(&[]),
