@@ -644,11 +644,11 @@ fn late_joiner(n: usize, params: &Params) -> Scenario {
 /// with a constant latency every call lands on a tick's start and the provider refuses the same
 /// clients, in the same order, every tick (clients 7 to 9 of 10 held at a limit of 1 for the
 /// whole run, whatever the limiter).
-/// `n` clients on one account's quota of 20 calls per client per 100 ms tick, a quarter of it
-/// for the middle third of the run. With `hints`, the quota is counted over 1 s windows (the same
-/// rate) and every answer carries the provider's remaining-quota headers: the calls left are the
-/// whole account's, so each client's stated pace is the account's, not its share (what a client
-/// learns from the headers alone overstates its room `n` times over).
+///
+/// With `hints`, the quota is counted over 1 s windows (the same rate) and every answer carries
+/// the provider's remaining-quota headers: the calls left are the whole account's, so each
+/// client's stated pace is the account's, not its share (what a client learns from the headers
+/// alone overstates its room `n` times over).
 fn shared_quota(params: &Params, hints: bool) -> Scenario {
     let n = params.clients.unwrap_or(10).max(1);
     let until = params.duration(21 * S);
