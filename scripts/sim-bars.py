@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The control targets, scenario by scenario, for one limiter of a simulator run.
+
+    cargo run --release -p limiter-sim -- --format json --seed 1 > run.json
+    python3 scripts/sim-bars.py run.json                      # the default controller, AIMD
+    python3 scripts/sim-bars.py run.json --limiter "AIMD fast start"
+    python3 scripts/sim-bars.py run.json --against before.json  # and the rows that moved
+
+Each row of the limiter is held to the bars of the README's control targets:
+- goodput at least 90 % of the oracle's (`goodput_vs_oracle` >= 0.895: 90 % to the nearest
+  percent, as the tables print it);
+- p95 service time at most 2x the oracle's, and at most 1.25x where latency rises gently with
+  load (`shallow-knee`, `slow-link`);
+- refusals past what any causal controller must take when a quota drops at most 5 % of the
+  calls served (`refused_past_unavoidable_share`, or `refused_share` where no bound is derived);
+- several clients on one dependency whose fair shares are equal (the oracle's index is at least
+  0.95): Jain's index over the converged window at least 0.95;
+- a late joiner within +-20 % of its fair share within 5 s of joining, and staying there;
+- `creep`: the limit's upper quartile within 20 % of the oracle's.
+
+Prints every miss, then "N of M rows meet every bar". Exits 1 on a file without the limiter's
+rows, so that a renamed limiter cannot pass by checking nothing.
+"""
+
+import argparse
+import json
+import sys
+
+GENTLE = {"shallow-knee", "slow-link"}
+
+
+def misses(row, oracle):
+    """The bars `row` misses, as short strings (none: it meets them all)."""
+    out = []
+    if row["goodput_vs_oracle"] < 0.895:
+        out.append(f"goodput {100 * row['goodput_vs_oracle']:.1f} %")
+    p95 = row["p95_vs_oracle"]
+    bound = 1.25 if row["scenario"] in GENTLE else 2.0
+    if p95 is not None and p95 > bound:
+        out.append(f"p95 {p95:.2f}x (bar {bound}x)")
+    refused = row.get("refused_past_unavoidable_share")
+    if refused is None:
+        refused = row["refused_share"]
+    if refused > 0.05:
+        out.append(f"refusals {100 * refused:.1f} %")
+    jain = row.get("fairness_converged")
+    # Only where the fair shares are equal: the oracle's own index is 1 there (not where
+    # tenants have quotas of their own).
+    equal = oracle is not None and (oracle.get("fairness_converged") or 0) >= 0.95
+    if len(row.get("ok_per_client") or []) > 1 and equal and jain is not None and jain < 0.95:
+        out.append(f"Jain {jain:.3f}")
+    for joiner in row.get("late_joiners") or []:
+        fair_after = joiner["fair_after_ms"]
+        share = f"{joiner['share_at_5s']:.2f}x fair at 5 s"
+        if fair_after is None:
+            out.append(f"joiner never within 20 % of fair ({share})")
+        elif fair_after > 5000:
+            # `fair_after_ms` counts from the join.
+            out.append(f"joiner fair from {fair_after / 1000:.1f} s after joining ({share})")
+    if row["scenario"] == "creep" and oracle is not None:
+        upper, best = row["limit_quartiles_median"][2], oracle["limit_quartiles_median"][2]
+        if upper > 1.2 * best:
+            out.append(f"upper quartile {upper} against the oracle's {best}")
+    return out
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("run", help="the output of limiter-sim --format json")
+    parser.add_argument("--limiter", default="AIMD", help="the row label (default AIMD)")
+    parser.add_argument("--against", help="an earlier run: also print the rows that moved")
+    args = parser.parse_args()
+
+    rows = load(args.run)
+    oracles = {r["scenario"]: r for r in rows if r["limiter"] == "oracle"}
+    mine = [r for r in rows if r["limiter"] == args.limiter]
+    if not mine:
+        sys.exit(f"no rows of {args.limiter!r} in {args.run}")
+    met = 0
+    for row in mine:
+        missed = misses(row, oracles.get(row["scenario"]))
+        if missed:
+            print(f"{row['scenario']}: {'; '.join(missed)}")
+        else:
+            met += 1
+    print(f"{met} of {len(mine)} rows meet every bar")
+
+    if args.against:
+        before = {
+            r["scenario"]: r for r in load(args.against) if r["limiter"] == args.limiter
+        }
+        keys = ["goodput_vs_oracle", "p95_vs_oracle", "refused_share", "fairness_converged"]
+        for row in mine:
+            old = before.get(row["scenario"])
+            if old is None:
+                print(f"new: {row['scenario']}")
+                continue
+            moved = [
+                f"{k} {old[k]:.3f} -> {row[k]:.3f}"
+                for k in keys
+                if old.get(k) is not None and row.get(k) is not None and old[k] != row[k]
+            ]
+            if moved:
+                print(f"moved: {row['scenario']}: {', '.join(moved)}")
+
+
+if __name__ == "__main__":
+    main()
