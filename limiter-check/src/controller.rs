@@ -841,7 +841,8 @@ impl Model {
     /// A cut of a request admitted under `epoch` with `in_flight` in flight (`refused`: an
     /// overload; `late`: one that came as late as a congested success, which the knee takes as
     /// a latency cut on a window that does not spread, with the doublings of its threshold
-    /// within its latency).
+    /// within its latency; `served`: the limit the last whole round before the signal started
+    /// at, 0 for none).
     #[allow(clippy::too_many_arguments)]
     fn cut(
         &mut self,
@@ -849,6 +850,7 @@ impl Model {
         in_flight: u32,
         refused: bool,
         late: Option<u32>,
+        served: u32,
         elapsed: u64,
         factor: Ratio,
     ) -> Change {
@@ -873,6 +875,12 @@ impl Model {
                 .min(self.limit.whole())
                 .min(kept.saturating_add(1)),
             _ => in_flight.min(self.limit.whole()),
+        };
+        // A late refusal at no more in flight than a whole round served: seen one above.
+        let seen = if late.is_some() && served > 0 && seen <= served {
+            seen.saturating_add(1)
+        } else {
+            seen
         };
         let sure = refused || !self.spread();
         let speed = &mut self.speed;
@@ -954,6 +962,7 @@ impl Model {
         match s.outcome {
             Outcome::Ignore => Change::Unchanged,
             Outcome::Overload => {
+                let served = self.speed.last.map_or(0, |(limit, _)| limit);
                 self.speed.start_over(self.limit.whole(), elapsed);
                 // With the probe, a refusal that came as late as a congested success is cut as
                 // deep as one would be; judged once the window holds one sample.
@@ -982,6 +991,7 @@ impl Model {
                     s.admission.in_flight,
                     true,
                     doublings,
+                    served,
                     elapsed,
                     factor,
                 )
@@ -1023,7 +1033,7 @@ impl Model {
                             factor = factor.min(Self::HALF);
                         }
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
-                        self.cut(epoch, in_flight, false, None, elapsed, factor)
+                        self.cut(epoch, in_flight, false, None, 0, elapsed, factor)
                     }
                     // A fresh held success that ends the fast start halves the limit, as a
                     // decrease without a cut: no knee, no tally, the cooldown as after a cut.

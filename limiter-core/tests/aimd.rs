@@ -1280,14 +1280,14 @@ fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
 
 #[test]
 fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_baseline() {
-    // Four calls of 100 ms (a baseline needs ten), then one refusal `late` after its admission
-    // with the limit in use; then rounds of 100 ms calls until the limit is back at the level
-    // the refusal was admitted at. Returns the limit the refusal found, the rounds and the
-    // seconds the return took.
-    fn after_refusal(late: u64) -> (u32, usize, u64) {
+    // `calls` calls of 100 ms (a baseline needs ten), then one refusal `late` after its
+    // admission with the limit in use; then rounds of 100 ms calls until the limit is back at
+    // the level the refusal was admitted at. Returns the limit the refusal found, the rounds
+    // and the seconds the return took.
+    fn after_refusal(calls: usize, late: u64) -> (u32, usize, u64) {
         let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
         let mut t = 0;
-        for _ in 0..4 {
+        for _ in 0..calls {
             complete(&mut aimd, t, 100 * MS, Outcome::Success);
         }
         t += 100 * MS;
@@ -1301,19 +1301,53 @@ fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_bas
         let rounds = rounds_to_reach(&mut aimd, &mut t, knee);
         (knee, rounds, (t - start) / 1_000_000)
     }
-    // A quick refusal (as fast as the calls): its knee is one above what the round before kept
-    // (4), and the return below a quick knee takes the limit straight back to 4.
-    assert_eq!(after_refusal(100 * MS), (4, 1, 0));
-    // 300 ms, 1.5 times the threshold of 200 ms (twice the four calls' median): a late
-    // refusal, whose knee dwells as a latency knee's: a 128th of a step per round at 3 for 4 s,
-    // then an eighth.
-    assert_eq!(after_refusal(300 * MS), (4, 44, 4));
+    // A quick refusal (as fast as the calls) after a whole round of four: its knee is one above
+    // what the round before kept (4), and the return below a quick knee takes the limit
+    // straight back to 4.
+    assert_eq!(after_refusal(4, 100 * MS), (4, 1, 0));
+    // After three calls, short of a whole round (after one, a timeout at the level it served
+    // is seen one above it: see the next test).
+    // 300 ms, 1.5 times the threshold of 200 ms (twice the calls' median): a late refusal,
+    // whose knee dwells as a latency knee's: a 128th of a step per round at 3 for 4 s, then
+    // an eighth.
+    assert_eq!(after_refusal(3, 300 * MS), (4, 45, 4));
     // A client timeout of 2 s, 10 thresholds: three doublings, a 1,024th of a step per round
     // for 32 s. Before the tenth call as after it: taken for a quick refusal, it came back in
     // one round.
-    assert_eq!(after_refusal(2_000 * MS), (4, 325, 32));
+    assert_eq!(after_refusal(3, 2_000 * MS), (4, 325, 32));
     // Four doublings would be 64 s: the dwell stops at eight times.
-    assert_eq!(after_refusal(20_000 * MS), (4, 325, 32));
+    assert_eq!(after_refusal(3, 20_000 * MS), (4, 325, 32));
+}
+
+#[test]
+fn a_timeout_at_a_level_a_whole_round_served_sets_its_knee_one_above_that_level() {
+    // `served` calls of 100 ms at a limit of 4 (a whole round is four), then a client timeout of
+    // 2 s of a call admitted with `in_flight` calls in flight; then rounds of 100 ms calls until
+    // the limit is back at 4. Returns the limit the timeout found and the rounds back to 4.
+    fn after_timeout(served: usize, in_flight: u32) -> (u32, usize) {
+        let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+        let mut t = 0;
+        for _ in 0..served {
+            complete(&mut aimd, t, 100 * MS, Outcome::Success);
+        }
+        t += 100 * MS;
+        let found = aimd.limit();
+        let timeout = sample_of(&aimd, t, 2_000 * MS, in_flight, Outcome::Overload);
+        assert_eq!(aimd.on_sample(&timeout), Change::Decreased);
+        t += 2_000 * MS;
+        (found, rounds_to_reach(&mut aimd, &mut t, 4))
+    }
+    // A whole round at 4 came back at the baseline; the timeout of a call admitted with 4 in
+    // flight is seen at 5, where that level was first passed: the knee is 5, and the limit,
+    // cut by the timeout, is back at 4 in two rounds (one step per round below a knee found
+    // by latency).
+    assert_eq!(after_timeout(4, 4), (4, 2));
+    // Three calls of four, no whole round: nothing says the level was served. The knee is 4,
+    // and the limit dwells a unit below it, at 3, for 32 s (a 1,024th of a step per round).
+    assert_eq!(after_timeout(3, 4), (4, 325));
+    // The whole round, and a timeout seen with fewer in flight (3): still one above the level
+    // it was seen at, so the knee is 4 and the dwell at 3 as long.
+    assert_eq!(after_timeout(4, 3), (4, 325));
 }
 
 /// Started fast, every growth sample admitted with the limit in use (`growth_utilisation` 0

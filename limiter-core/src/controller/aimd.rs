@@ -346,7 +346,10 @@ impl AimdConfig {
 ///   The knee such a refusal finds is a latency knee, with the long dwell below it: trying it
 ///   again holds a call for as long as the timeout, not one quick refusal
 ///   (`shared-1000-linear` 21 → 41 % and refusals 19.5 → 7.7 % of the calls served, seeds 2
-///   and 3 alike; `shared-100-linear` 60 → 57 % but p95 2.88 → 2.01× the oracle's).
+///   and 3 alike; `shared-100-linear` 60 → 57 % but p95 2.88 → 2.01× the oracle's). Such a
+///   refusal of a call admitted at a level the last whole round of fast successes served is
+///   seen one above it: the congestion came with more than that level (see the module
+///   `probe`, rule 4).
 /// - **One cut per round trip**: a congestion signal from a request admitted before the last
 ///   decrease (an older [`Epoch`]) does not cut again. It was caused by the load the last cut
 ///   already answered.
@@ -745,7 +748,17 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         Ratio::from_bits(bits as u32)
     }
 
-    fn cut(&mut self, sample: &Sample, elapsed: u64, factor: Ratio, by: CutBy) -> Change {
+    /// A cut by `factor` for `sample`'s signal `by`, if it is of the current epoch; `served`
+    /// is the level the last whole round of growth samples before the signal started at (0:
+    /// none, or no probe), for the knee of a late refusal.
+    fn cut(
+        &mut self,
+        sample: &Sample,
+        elapsed: u64,
+        factor: Ratio,
+        by: CutBy,
+        served: u32,
+    ) -> Change {
         if sample.admission.epoch != self.epoch {
             return Change::Unchanged; // already answered this round trip
         }
@@ -756,6 +769,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let in_flight = sample.admission.in_flight;
         let mut seen = in_flight.min(whole);
         let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal { .. });
+        // A late refusal seen at a level a whole round served: the knee is one above it (see
+        // `Probe`, rule 4).
+        if matches!(by, CutBy::LateRefusal { .. }) && served > 0 && seen <= served {
+            seen = seen.saturating_add(1);
+        }
         if let Some(tally) = self.tally.first_mut() {
             // The round before this one kept `kept` calls: this cut goes at least that deep,
             // and a quick refusal's knee is at most one above it; not where a quick refusal
@@ -1130,6 +1148,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // starts over at one step. A sample in the hold band only does not count: on a noisy
         // dependency a share of healthy samples always lands there.
         let restart = matches!(step, Step::Cut(..));
+        // The level the last whole round served, read before the restart forgets it.
+        let served = self.probe.first().map_or(0, Probe::last_limit);
         if restart {
             self.knee.restart(self.limit.whole());
             if let Some(probe) = self.probe.first_mut() {
@@ -1144,7 +1164,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 if first_sign && factor.to_bits() > HALF.to_bits() {
                     factor = HALF; // the fast start's last doubling undone, at least
                 }
-                self.cut(sample, elapsed, factor, by)
+                self.cut(sample, elapsed, factor, by, served)
             }
             Step::Cut(..) => Change::Unchanged,
             // A sample that would grow or hold may start or end a drain instead.

@@ -12,7 +12,9 @@
 //!   the lift its `shared-100-linear` went 43 → 30 % and 46 → 41 % on seeds 2 and 3 (42 → 47 %
 //!   on seed 1).
 //!   A refusal that came as late as a congested success (a timeout) counts as a cut by latency
-//!   here: what a try of its knee costs is the time the call is held, not the refusal.
+//!   here: what a try of its knee costs is the time the call is held, not the refusal. (With
+//!   the growth probe, a late refusal is seen one above where it came when a whole round
+//!   served that level: see the module `probe`, rule 4.)
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the

@@ -88,6 +88,35 @@
 //!    on seed 1; `fairness` 94 → 96 % (Jain's index 0.80 → 0.94) and 94 → 97 % (0.83 → 1.00)
 //!    on seeds 2 and 3; no other row moved.
 //!
+//!    **A timeout's knee is above a level a whole round served.** A late refusal (a client
+//!    timeout) of a call admitted with no more calls in flight than the level the last whole
+//!    round of growth samples started at (since the last congestion signal) is taken as seen
+//!    one above where it came: with that many in flight, or fewer, a whole round came back at
+//!    the baseline, so the client's own calls at that level were not what hung: the
+//!    congestion came with more (its own try one above, or other clients' calls on a shared
+//!    dependency). A timeout's knee is the
+//!    costliest to get wrong, for its dwell is up to 32 s (see `knee::doublings`): among 1,000
+//!    clients on one capacity that slows by a whole service time per call past it, each
+//!    started at its share, all grew past it in the first round and every call timed out; 84 %
+//!    of them saw nothing but timeouts of calls admitted at their share, set their knees
+//!    there and dwelt a unit below it for the rest of the run, while the few whose knees came
+//!    from slow successes grew to 21 in the room they left. Seeds 1 to 9 of `cargo run
+//!    --release -p limiter-sim -- --format json --seed N`, goodput against the oracle's and
+//!    Jain's index over the converged window: `shared-1000-linear` 63.0 → 67.5 % on average
+//!    (about 70 % on seven seeds, 63.3 → 58.3 and 62.1 → 58.6 % on seeds 2 and 7), Jain's
+//!    index 0.86 → 0.98 to 1.00 on every seed; `shared-100-linear` 69.3 → 70.5 % on average
+//!    (74.6 → 76.2, 76.3 → 60.9, 67.4 → 69.2, 63.1 → 60.0, 66.7 → 79.2, 66.1 → 59.9, 73.2 →
+//!    81.2, 65.9 → 77.3, 70.1 → 71.1 %), Jain's index 0.73 to 0.86 → 0.92 to 1.00 (0.79 →
+//!    0.97 on average). On seeds 1 to 3 no other row of any AIMD moved (the fast start's
+//!    shared rows by a point at most, up). Only for late refusals: the same lift for cuts by
+//!    slow successes as well did more for clients that share a dependency (seeds 1 to 9:
+//!    `shared-100-linear` 78.7 % on average, higher on every seed, `shared-10-linear` 83.5 →
+//!    88.7 %, `fairness` 96.0 → 97.1 %, Jain's index at least 0.93 in all of them) but
+//!    lifted the knee of a single client past a level where its own latency doubled (rule 4
+//!    moves a knee one above a cut only halfway down): the fast start's `hang-low` 91.2 →
+//!    71.5 % on seed 1, and `shared-1000-linear` fell to 50 to 53 % with p95 2 to 4 times the
+//!    oracle's on three seeds of nine.
+//!
 //! Two more rules correct a baseline learned on a queue that was already standing, the late
 //! joiner's problem (a client that starts on a queue kept by others takes it for the no-load
 //! latency and claims several times its share); they act only where the baseline is
@@ -394,6 +423,13 @@ impl Probe {
         self.last_limit = self.round_limit;
         self.last_micros = micros;
         self.start(limit, elapsed);
+    }
+
+    /// The limit the last whole round started at, since growth last started over (at a
+    /// congestion signal, answered or not); 0: no whole round since. A round is `limit` growth
+    /// samples in a row without a congestion signal: that level was served at the baseline.
+    pub(crate) const fn last_limit(&self) -> u32 {
+        self.last_limit
     }
 
     /// Whether the last round judged served its added concurrency (see [`Probe::round_end`]):
