@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 use std::future::Future;
+use std::io::Write;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -158,6 +159,18 @@ enum EndKey {
 }
 
 impl EndKey {
+    /// The outcome's name in a trace.
+    const fn name(self) -> &'static str {
+        match self {
+            EndKey::Ok => "ok",
+            EndKey::Throttled(_) => "throttled",
+            EndKey::Unavailable => "unavailable",
+            EndKey::Timeout => "timeout",
+            EndKey::Failed => "failed",
+            EndKey::GaveUp => "gave-up",
+        }
+    }
+
     fn ending(self) -> Ending {
         match self {
             EndKey::Ok => Ending::Answered(Reply::Ok),
@@ -484,15 +497,17 @@ impl<'g, 'c> Calls<'g, 'c> {
 }
 
 /// The run's mutable state besides the clients.
-struct World<'u> {
+struct World<'u, 't> {
     upstream: &'u mut dyn Upstream,
     rng: Rng,
     events: Events,
     next_id: u64,
     timeout_us: Option<u64>,
+    /// Where each call's end is traced, if anywhere (see [`run_traced`]).
+    trace: Option<&'t mut dyn Write>,
 }
 
-impl World<'_> {
+impl World<'_, '_> {
     /// Schedules an arrival of `calls`' client at `at`; returns its id.
     fn schedule(&mut self, calls: &mut Calls<'_, '_>, at: u64) -> u64 {
         let id = self.next_id;
@@ -583,7 +598,28 @@ impl World<'_> {
         });
         rec.ended(client, now);
         let headers = self.upstream.take_hint(id);
+        let started = calls.running.get(&id).map_or(now, |&(_, at)| at);
+        let before = calls.gate.limit();
         calls.end(id, end, headers, now, rec);
+        if let Some(out) = self.trace.as_mut() {
+            let snapshot = calls.gate.snapshot();
+            let baseline = snapshot
+                .baseline_micros
+                .map_or_else(|| "-".to_string(), |b| b.to_string());
+            // A trace that cannot be written is not the run's concern: it ends the trace only.
+            if writeln!(
+                out,
+                "{now}\t{client}\t{}\t{}\t{before}\t{}\t{}\t{baseline}",
+                end.name(),
+                now - started,
+                snapshot.limit,
+                snapshot.in_flight,
+            )
+            .is_err()
+            {
+                self.trace = None;
+            }
+        }
         let attempt = calls.attempt.remove(&id).unwrap_or(1);
         let retry_at = match &clients.retry {
             Some(policy) if end != EndKey::Ok => {
@@ -661,6 +697,25 @@ pub fn run(
     limiter: &Limiter,
     seed: u64,
 ) -> Result<Metrics, RunError> {
+    run_traced(clients, upstream, limiter, seed, None)
+}
+
+/// [`run`], writing one line per call's end to `trace`, tab-separated: the time (µs), the
+/// client, the outcome (`ok`, `throttled`, `unavailable`, `timeout`, `failed`, `gave-up`), the
+/// call's latency from admission (µs), the client's limit before the limiter heard of it and
+/// after, its calls in flight after, and its latency baseline (µs, `-` before it has one). The
+/// lines come in the order the limiter heard of the ends.
+///
+/// # Panics
+///
+/// If the limiter's configuration is invalid.
+pub fn run_traced(
+    clients: &Clients,
+    upstream: &mut dyn Upstream,
+    limiter: &Limiter,
+    seed: u64,
+    trace: Option<&mut dyn Write>,
+) -> Result<Metrics, RunError> {
     let loads = &clients.loads;
     let clock = ManualClock::new();
     let ceiling = clients.global.map(|limit| ceiling_gate(limit, &clock));
@@ -686,6 +741,7 @@ pub fn run(
         events: Events::default(),
         next_id: 0,
         timeout_us: clients.timeout_us,
+        trace,
     };
     for (client, load) in loads.iter().enumerate() {
         for at in load.first_arrivals(&mut world.rng) {

@@ -2,8 +2,13 @@
 //!
 //! ```text
 //! limiter-sim [--scenario NAME]... [--seed N] [--format table|json|markdown] [--plot DIR]
-//!             [--clients N] [--duration SECONDS] [--list]
+//!             [--clients N] [--duration SECONDS] [--trace LIMITER] [--list]
 //! ```
+//!
+//! `--trace LIMITER` writes, to standard error, every call's end in the runs of the limiter
+//! with that label (`AIMD`, `Vegas`, `fixed 16`...): the time, the client, the outcome, the
+//! latency, the client's limit before and after, its calls in flight and its baseline (see
+//! `limiter_sim::engine::run_traced`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,49 +24,93 @@ enum Format {
 }
 
 const USAGE: &str = "usage: limiter-sim [--scenario NAME]... [--seed N] [--format table|json|markdown] \
-                     [--plot DIR] [--clients N] [--duration SECONDS] [--list]";
+                     [--plot DIR] [--clients N] [--duration SECONDS] [--trace LIMITER] [--list]";
 
-fn main() -> ExitCode {
-    let mut names = Vec::new();
-    let (mut seed, mut format, mut list) = (1u64, Format::Table, false);
-    let mut params = Params::default();
-    let mut plot_dir: Option<PathBuf> = None;
-    let mut args = std::env::args().skip(1);
+/// What the command line asks for.
+struct Options {
+    names: Vec<String>,
+    trace: Option<String>,
+    seed: u64,
+    format: Format,
+    list: bool,
+    params: Params,
+    plot_dir: Option<PathBuf>,
+}
+
+/// The options, or the exit code of a usage message (`--help`, or a problem).
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, ExitCode> {
+    let mut o = Options {
+        names: Vec::new(),
+        trace: None,
+        seed: 1,
+        format: Format::Table,
+        list: false,
+        params: Params::default(),
+        plot_dir: None,
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--scenario" => match args.next() {
-                Some(name) => names.push(name),
-                None => return usage("--scenario takes a name"),
+                Some(name) => o.names.push(name),
+                None => return Err(usage("--scenario takes a name")),
             },
             "--seed" => match args.next().and_then(|s| s.parse().ok()) {
-                Some(s) => seed = s,
-                None => return usage("--seed takes a number"),
+                Some(s) => o.seed = s,
+                None => return Err(usage("--seed takes a number")),
             },
             "--format" => match args.next().as_deref() {
-                Some("json") => format = Format::Json,
-                Some("table") => format = Format::Table,
-                Some("markdown") => format = Format::Markdown,
-                _ => return usage("--format is table, json or markdown"),
+                Some("json") => o.format = Format::Json,
+                Some("table") => o.format = Format::Table,
+                Some("markdown") => o.format = Format::Markdown,
+                _ => return Err(usage("--format is table, json or markdown")),
             },
             "--plot" => match args.next() {
-                Some(dir) => plot_dir = Some(PathBuf::from(dir)),
-                None => return usage("--plot takes a directory"),
+                Some(dir) => o.plot_dir = Some(PathBuf::from(dir)),
+                None => return Err(usage("--plot takes a directory")),
             },
             "--clients" => match args.next().and_then(|s| s.parse::<usize>().ok()) {
-                Some(n) if (1..=100_000).contains(&n) => params.clients = Some(n),
-                _ => return usage("--clients takes a number from 1 to 100000"),
+                Some(n) if (1..=100_000).contains(&n) => o.params.clients = Some(n),
+                _ => return Err(usage("--clients takes a number from 1 to 100000")),
             },
             "--duration" => match args.next().and_then(|s| s.parse::<f64>().ok()) {
                 Some(secs) if secs > 0.0 && secs <= 86_400.0 => {
-                    params.duration_us = Some((secs * 1e6) as u64);
+                    o.params.duration_us = Some((secs * 1e6) as u64);
                 }
-                _ => return usage("--duration takes seconds, more than 0 and at most 86400"),
+                _ => {
+                    return Err(usage(
+                        "--duration takes seconds, more than 0 and at most 86400",
+                    ));
+                }
             },
-            "--list" => list = true,
-            "--help" | "-h" => return usage(""),
-            other => return usage(&format!("unknown argument {other}")),
+            "--trace" => match args.next() {
+                Some(label) => o.trace = Some(label),
+                None => {
+                    return Err(usage(
+                        "--trace takes a limiter's label, as the rows print it",
+                    ));
+                }
+            },
+            "--list" => o.list = true,
+            "--help" | "-h" => return Err(usage("")),
+            other => return Err(usage(&format!("unknown argument {other}"))),
         }
     }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let Options {
+        names,
+        trace,
+        seed,
+        format,
+        list,
+        params,
+        plot_dir,
+    } = match parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(code) => return code,
+    };
     let all = scenario::all(&params);
     if list {
         for s in &all {
@@ -81,9 +130,23 @@ fn main() -> ExitCode {
     let chosen = all
         .iter()
         .filter(|s| names.is_empty() || names.iter().any(|n| s.is_named(n)));
+    if let Some(label) = &trace {
+        let known = all
+            .iter()
+            .flat_map(|s| &s.limiters)
+            .any(|(l, _)| l == label);
+        if !known {
+            return usage(&format!("no limiter labelled {label:?} in any scenario"));
+        }
+    }
+    let stderr = std::io::stderr();
+    let mut sink = std::io::BufWriter::new(stderr.lock());
     let mut rows = Vec::new();
     for s in chosen {
-        let r = report::rows(s, seed);
+        let traced = trace
+            .as_deref()
+            .map(|label| (label, &mut sink as &mut dyn std::io::Write));
+        let r = report::rows_traced(s, seed, traced);
         if format == Format::Table {
             println!("{}", report::table(s, &r));
         }
@@ -100,6 +163,11 @@ fn main() -> ExitCode {
         }
         rows.extend(r);
     }
+    if let Err(e) = std::io::Write::flush(&mut sink) {
+        eprintln!("limiter-sim: cannot write the trace: {e}");
+        return ExitCode::FAILURE;
+    }
+    drop(sink);
     match format {
         Format::Table => {}
         Format::Markdown => print!("{}", report::markdown(&rows)),

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::engine::run;
+use crate::engine::run_traced;
 use crate::metrics::Metrics;
 use crate::scenario::Scenario;
 
@@ -45,33 +45,51 @@ impl Row {
 /// [`RunError`](crate::engine::RunError)) becomes a row with its error and no metrics; the
 /// other rows still run.
 pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
-    let mut rows: Vec<Row> = scenario
-        .limiters
-        .iter()
-        .map(|(label, limiter)| {
-            let result = run(
-                &scenario.clients,
-                (scenario.upstream)().as_mut(),
-                limiter,
-                seed,
-            );
-            let (metrics, error) = match result {
-                Ok(m) => (Some(m), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            Row {
-                scenario: scenario.name.clone(),
-                limiter: label.clone(),
-                error,
-                goodput_vs_oracle: None,
-                p95_vs_oracle: None,
-                refused_share: None,
-                unavoidable_refusals: None,
-                refused_past_unavoidable_share: None,
-                metrics,
+    rows_traced(scenario, seed, None)
+}
+
+/// [`rows`], with the run of the limiter labelled `trace.0` traced to `trace.1` (see
+/// [`run_traced`]), after a line `# SCENARIO LIMITER` and one
+/// naming the columns.
+pub fn rows_traced(
+    scenario: &Scenario,
+    seed: u64,
+    mut trace: Option<(&str, &mut dyn std::io::Write)>,
+) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::with_capacity(scenario.limiters.len());
+    for (label, limiter) in &scenario.limiters {
+        let mut out: Option<&mut dyn std::io::Write> = None;
+        if let Some((traced, sink)) = trace.as_mut() {
+            // A header that cannot be written leaves the run untraced.
+            if *traced == label.as_str()
+                && writeln!(
+                    sink,
+                    "# {} {label}\n# us\tclient\toutcome\tlatency_us\tlimit_before\tlimit\tin_flight\tbaseline_us",
+                    scenario.name
+                )
+                .is_ok()
+            {
+                out = Some(&mut **sink);
             }
-        })
-        .collect();
+        }
+        let mut upstream = (scenario.upstream)();
+        let result = run_traced(&scenario.clients, upstream.as_mut(), limiter, seed, out);
+        let (metrics, error) = match result {
+            Ok(m) => (Some(m), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        rows.push(Row {
+            scenario: scenario.name.clone(),
+            limiter: label.clone(),
+            error,
+            goodput_vs_oracle: None,
+            p95_vs_oracle: None,
+            refused_share: None,
+            unavoidable_refusals: None,
+            refused_past_unavoidable_share: None,
+            metrics,
+        });
+    }
     let oracle = rows
         .iter()
         .find(|r| r.limiter == "oracle")

@@ -695,3 +695,51 @@ fn a_quota_stated_in_headers_is_reached_within_a_round_trip() {
         "shared: {shared}, Jain's index {fair}"
     );
 }
+
+#[test]
+fn a_trace_has_every_call_end_of_the_traced_limiter_once() {
+    let out = Command::new(env!("CARGO_BIN_EXE_limiter-sim"))
+        .args([
+            "--scenario",
+            "hang-low",
+            "--trace",
+            "AIMD",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("the simulator runs");
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let aimd = rows
+        .iter()
+        .find(|r| r["limiter"] == "AIMD")
+        .expect("an AIMD row");
+    let count = |field: &str| aimd[field].as_u64().expect("a count");
+    let trace = String::from_utf8(out.stderr).expect("UTF-8");
+    let mut lines = trace.lines();
+    assert_eq!(lines.next(), Some("# hang-low AIMD"));
+    assert!(
+        lines
+            .next()
+            .is_some_and(|l| l.starts_with("# us\tclient\toutcome"))
+    );
+    let ends: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    // One line per call's end, whatever its outcome, and nothing else.
+    let outcomes = |name: &str| ends.iter().filter(|e| e[2] == name).count() as u64;
+    assert_eq!(outcomes("ok"), count("ok"));
+    assert_eq!(
+        outcomes("timeout") + outcomes("gave-up"),
+        count("timed_out")
+    );
+    assert_eq!(
+        ends.len() as u64,
+        count("ok") + count("throttled") + count("timed_out") + count("failed")
+    );
+    // In time order, eight columns each, and the last limit is the one the run ended with.
+    let times: Vec<u64> = ends.iter().map(|e| e[0].parse().expect("µs")).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    assert!(ends.iter().all(|e| e.len() == 8));
+    let last_limit: u64 = ends.last().expect("calls")[5].parse().expect("a limit");
+    assert_eq!(last_limit, aimd["final_limit"].as_u64().expect("a limit"));
+}
