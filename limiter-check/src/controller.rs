@@ -607,6 +607,11 @@ struct Speed {
     round: (u32, u64),
     /// The last whole round: its limit and duration (µs, within `[1, u32::MAX]`).
     last: Option<(u32, u64)>,
+    /// Congested successes in this round so far.
+    round_slow: u32,
+    /// The last whole round's limit if none of its successes was congested (it was served at
+    /// the baseline), 0 otherwise or when no whole round has ended since growth started over.
+    last_served: u32,
     /// The concurrency congestion was last seen at: set by a refusal's cut, or a latency cut
     /// at or above it; a latency cut below it moves it to its level if the last cut was below
     /// it too, at most eight rounds before (to one above its level with the probe if four or
@@ -652,20 +657,30 @@ impl Speed {
             rounds_since_cut: 0,
             latency_cut_at: None,
             late_doublings: 0,
+            round_slow: 0,
+            last_served: 0,
             dwell: true,
             back: Return::default(),
         }
     }
 
     fn begin(&mut self, limit: u32, elapsed: u64) {
+        self.round_slow = 0;
         self.round = (limit, elapsed);
         self.samples_left = limit.max(1);
+    }
+
+    /// With the probe, the limit the last whole round started at if none of its successes was
+    /// congested; 0 otherwise.
+    fn served(&self) -> u32 {
+        if self.doubles { self.last_served } else { 0 }
     }
 
     fn start_over(&mut self, limit: u32, elapsed: u64) {
         self.doublings = 0;
         self.back.room = false;
         self.last = None;
+        self.last_served = 0;
         self.begin(limit, elapsed);
     }
 
@@ -734,6 +749,11 @@ impl Speed {
             }
             self.rounds_since_cut = (self.rounds_since_cut + 1).min(255);
             self.last = Some((self.round.0, took));
+            self.last_served = if self.round_slow == 0 {
+                self.round.0
+            } else {
+                0
+            };
             self.begin(limit, elapsed);
         }
         (step, back_to)
@@ -841,8 +861,8 @@ impl Model {
     /// A cut of a request admitted under `epoch` with `in_flight` in flight (`refused`: an
     /// overload; `late`: one that came as late as a congested success, which the knee takes as
     /// a latency cut on a window that does not spread, with the doublings of its threshold
-    /// within its latency; `served`: the limit the last whole round before the signal started
-    /// at, 0 for none).
+    /// within its latency; `served`: the limit the last whole round before the signal served
+    /// at the baseline, 0 for none).
     #[allow(clippy::too_many_arguments)]
     fn cut(
         &mut self,
@@ -876,8 +896,9 @@ impl Model {
                 .min(kept.saturating_add(1)),
             _ => in_flight.min(self.limit.whole()),
         };
-        // A late refusal at no more in flight than a whole round served: seen one above.
-        let seen = if late.is_some() && served > 0 && seen <= served {
+        // A cut by latency or a late refusal at no more in flight than a whole round served at
+        // the baseline: seen one above.
+        let seen = if !quick && served > 0 && seen <= served {
             seen.saturating_add(1)
         } else {
             seen
@@ -962,7 +983,7 @@ impl Model {
         match s.outcome {
             Outcome::Ignore => Change::Unchanged,
             Outcome::Overload => {
-                let served = self.speed.last.map_or(0, |(limit, _)| limit);
+                let served = self.speed.served();
                 self.speed.start_over(self.limit.whole(), elapsed);
                 // With the probe, a refusal that came as late as a congested success is cut as
                 // deep as one would be; judged once the window holds one sample.
@@ -1011,6 +1032,9 @@ impl Model {
                 // A latency cut takes two congested successes among the last four (five among
                 // the last eight where the window spreads widely); one holds.
                 self.recent.push(verdict == 2);
+                if verdict == 2 {
+                    self.speed.round_slow = self.speed.round_slow.saturating_add(1);
+                }
                 if self.recent.len() > 8 {
                     self.recent.remove(0);
                 }
@@ -1027,13 +1051,14 @@ impl Model {
                 match verdict {
                     2 if confirmed => {
                         // A confirmed congestion signal, answered or not, starts growth over.
+                        let served = self.speed.served();
                         self.speed.start_over(self.limit.whole(), elapsed);
                         let mut factor = self.latency_factor(threshold, latency);
                         if first_sign {
                             factor = factor.min(Self::HALF);
                         }
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
-                        self.cut(epoch, in_flight, false, None, 0, elapsed, factor)
+                        self.cut(epoch, in_flight, false, None, served, elapsed, factor)
                     }
                     // A fresh held success that ends the fast start halves the limit, as a
                     // decrease without a cut: no knee, no tally, the cooldown as after a cut.

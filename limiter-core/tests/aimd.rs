@@ -1350,6 +1350,40 @@ fn a_timeout_at_a_level_a_whole_round_served_sets_its_knee_one_above_that_level(
     assert_eq!(after_timeout(4, 3), (4, 325));
 }
 
+#[test]
+fn a_cut_by_latency_at_a_level_a_clean_round_served_sets_its_knee_one_above_it() {
+    // Twenty calls of 100 ms with the limit in use (a baseline of 100 ms; the limit grows to
+    // 7), then one of `odd` µs and seven of 100 ms (a whole round at 7), then two calls of
+    // 300 ms admitted with 7 in flight, which cut. Returns the limit before the cut, after it,
+    // and the rounds of 100 ms calls back to 7.
+    fn after_cut(odd: u64) -> (u32, u32, usize) {
+        let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+        let mut t = 0;
+        for _ in 0..20 {
+            complete(&mut aimd, t, 100 * MS, Outcome::Success);
+            t += 10 * MS;
+        }
+        complete(&mut aimd, t, odd, Outcome::Success);
+        for _ in 0..7 {
+            complete(&mut aimd, t, 100 * MS, Outcome::Success);
+        }
+        t += 10 * MS;
+        let before = aimd.limit();
+        complete_with(&mut aimd, t, 300 * MS, 7);
+        assert_eq!(complete_with(&mut aimd, t, 300 * MS, 7), Change::Decreased);
+        let after = aimd.limit();
+        t += 300 * MS;
+        (before, after, rounds_to_reach(&mut aimd, &mut t, 7))
+    }
+    // The whole round at 7 came back at the baseline; the cut is seen with 7 in flight, so at
+    // 8: the knee is 8, and the limit, cut from 8 to 5, is back at 7 in two rounds.
+    assert_eq!(after_cut(100 * MS), (8, 5, 2));
+    // A congested success in that round (300 ms, three times the baseline; one alone does not
+    // cut): nothing says 7 was served. The knee is 7, and the limit dwells at 6 for 4 s (a
+    // 128th of a step per round) before it tries 7 again.
+    assert_eq!(after_cut(300 * MS), (8, 5, 45));
+}
+
 /// Started fast, every growth sample admitted with the limit in use (`growth_utilisation` 0
 /// here, so that each round's calls, admitted together, all count) adds a whole unit.
 fn fast_start(initial: u32) -> AimdFixed {

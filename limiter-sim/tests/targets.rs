@@ -344,9 +344,12 @@ fn clients_sharing_a_quota_find_it_together() {
 /// Many clients on one knee that collapses throughput (each call past the shared capacity adds
 /// a whole service time to every call, and a 2 s timeout): a timeout cuts as deep as its
 /// lateness says and sets a knee that dwells as a latency knee does, and a knee moved down by
-/// other clients' tries stays one above the level a client held. With a timeout cut by the
-/// backoff and dwelt under for an eighth of a step, shared-100-linear served 45 % of the
-/// oracle's calls (p95 3.85×) and shared-1000-linear 13 %, refusing 35 % of what it served.
+/// other clients' tries stays one above the level a client held, as does a cut seen at a level
+/// a clean round served. With a timeout cut by the backoff and dwelt under for an eighth of a
+/// step, shared-100-linear served 45 % of the oracle's calls (p95 3.85×) and
+/// shared-1000-linear 13 %, refusing 35 % of what it served; with the knee at the level a
+/// round served, 75 % and 63 %. Among ten clients the p95 is about 1.03× or 1.9× the oracle's
+/// by seed (1.9× where one try's doubled latency reaches more than one call in twenty).
 #[test]
 fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     let r = rows();
@@ -355,9 +358,9 @@ fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
         (metric(r, scenario, "AIMD", "throttled") + metric(r, scenario, "AIMD", "timed_out")) / ok
     };
     for (scenario, least, p95_most, refused_most) in [
-        ("shared-10-linear", 0.8, 1.25, 0.01),
-        ("shared-100-linear", 0.6, 2.0, 0.02),
-        ("shared-1000-linear", 0.35, 1.25, 0.1),
+        ("shared-10-linear", 0.85, 2.0, 0.01),
+        ("shared-100-linear", 0.8, 2.0, 0.02),
+        ("shared-1000-linear", 0.7, 1.25, 0.1),
     ] {
         let goodput = metric(r, scenario, "AIMD", "goodput_vs_oracle");
         let p95 = metric(r, scenario, "AIMD", "p95_vs_oracle");

@@ -347,9 +347,9 @@ impl AimdConfig {
 ///   again holds a call for as long as the timeout, not one quick refusal
 ///   (`shared-1000-linear` 21 → 41 % and refusals 19.5 → 7.7 % of the calls served, seeds 2
 ///   and 3 alike; `shared-100-linear` 60 → 57 % but p95 2.88 → 2.01× the oracle's). Such a
-///   refusal of a call admitted at a level the last whole round of fast successes served is
-///   seen one above it: the congestion came with more than that level (see the module
-///   `probe`, rule 4).
+///   refusal, or a cut by latency, of a call admitted at a level the last whole round served
+///   at the baseline is seen one above it: the congestion came with more than that level
+///   (see the module `probe`, rule 4).
 /// - **One cut per round trip**: a congestion signal from a request admitted before the last
 ///   decrease (an older [`Epoch`]) does not cut again. It was caused by the load the last cut
 ///   already answered.
@@ -749,8 +749,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     }
 
     /// A cut by `factor` for `sample`'s signal `by`, if it is of the current epoch; `served`
-    /// is the level the last whole round of growth samples before the signal started at (0:
-    /// none, or no probe), for the knee of a late refusal.
+    /// is the level the last whole round before the signal served at the baseline (0: none, or
+    /// no probe; see `Probe::served`), for the knee of a cut by latency or a late refusal.
     fn cut(
         &mut self,
         sample: &Sample,
@@ -769,9 +769,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let in_flight = sample.admission.in_flight;
         let mut seen = in_flight.min(whole);
         let refused = matches!(by, CutBy::Refusal | CutBy::LateRefusal { .. });
-        // A late refusal seen at a level a whole round served: the knee is one above it (see
-        // `Probe`, rule 4).
-        if matches!(by, CutBy::LateRefusal { .. }) && served > 0 && seen <= served {
+        // A cut by latency or by a late refusal seen at a level a whole round served at the
+        // baseline: the knee is one above it (see `Probe`, rule 4).
+        if PROBES > 0 && !matches!(by, CutBy::Refusal) && served > 0 && seen <= served {
             seen = seen.saturating_add(1);
         }
         if let Some(tally) = self.tally.first_mut() {
@@ -1118,6 +1118,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 // Two congested successes among the last four cut (five of eight on a widely
                 // spread dependency); one alone holds (see the type's docs).
                 self.slow_recent = self.slow_recent << 1 | u8::from(congested);
+                if PROBES > 0 && congested {
+                    // The round under way was not served at the baseline (see `Probe::served`).
+                    self.probe.iter_mut().for_each(Probe::congested);
+                }
                 match verdict {
                     Verdict::Congested { threshold } => match self.confirmed() {
                         Some(by) => Step::Cut(threshold, latency, by),
@@ -1149,7 +1153,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
         // dependency a share of healthy samples always lands there.
         let restart = matches!(step, Step::Cut(..));
         // The level the last whole round served, read before the restart forgets it.
-        let served = self.probe.first().map_or(0, Probe::last_limit);
+        let served = self.probe.first().map_or(0, Probe::served);
         if restart {
             self.knee.restart(self.limit.whole());
             if let Some(probe) = self.probe.first_mut() {

@@ -13,8 +13,8 @@
 //!   on seed 1).
 //!   A refusal that came as late as a congested success (a timeout) counts as a cut by latency
 //!   here: what a try of its knee costs is the time the call is held, not the refusal. (With
-//!   the growth probe, a late refusal is seen one above where it came when a whole round
-//!   served that level: see the module `probe`, rule 4.)
+//!   the growth probe, a cut by latency or a late refusal is seen one above where it came
+//!   when a whole round served that level at the baseline: see the module `probe`, rule 4.)
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
