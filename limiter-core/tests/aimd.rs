@@ -1278,29 +1278,30 @@ fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
     assert_eq!(dwell_after_refusal(500 * MS), (6, 3225));
 }
 
+/// `calls` calls of 100 ms at an initial limit of 4 (a baseline needs ten; a whole round is
+/// four), then one refusal `late` after its admission with `in_flight` calls in flight (`None`:
+/// the limit in use); then rounds of 100 ms calls until the limit is back at the level the
+/// refusal found. Returns that level, the rounds and the seconds the return took.
+fn refused_after(calls: usize, late: u64, in_flight: Option<u32>) -> (u32, usize, u64) {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+    let mut t = 0;
+    for _ in 0..calls {
+        complete(&mut aimd, t, 100 * MS, Outcome::Success);
+    }
+    t += 100 * MS;
+    let found = aimd.limit();
+    let in_flight = in_flight.unwrap_or(found);
+    let refusal = sample_of(&aimd, t, late, in_flight, Outcome::Overload);
+    assert_eq!(aimd.on_sample(&refusal), Change::Decreased);
+    t += late;
+    let start = t;
+    let rounds = rounds_to_reach(&mut aimd, &mut t, found);
+    (found, rounds, (t - start) / 1_000_000)
+}
+
 #[test]
 fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_baseline() {
-    // `calls` calls of 100 ms (a baseline needs ten), then one refusal `late` after its
-    // admission with the limit in use; then rounds of 100 ms calls until the limit is back at
-    // the level the refusal was admitted at. Returns the limit the refusal found, the rounds
-    // and the seconds the return took.
-    fn after_refusal(calls: usize, late: u64) -> (u32, usize, u64) {
-        let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
-        let mut t = 0;
-        for _ in 0..calls {
-            complete(&mut aimd, t, 100 * MS, Outcome::Success);
-        }
-        t += 100 * MS;
-        let knee = aimd.limit();
-        assert_eq!(
-            complete(&mut aimd, t, late, Outcome::Overload),
-            Change::Decreased
-        );
-        t += late;
-        let start = t;
-        let rounds = rounds_to_reach(&mut aimd, &mut t, knee);
-        (knee, rounds, (t - start) / 1_000_000)
-    }
+    let after_refusal = |calls, late| refused_after(calls, late, None);
     // A quick refusal (as fast as the calls) after a whole round of four: its knee is one above
     // what the round before kept (4), and the return below a quick knee takes the limit
     // straight back to 4.
@@ -1321,33 +1322,20 @@ fn a_timeout_dwells_below_its_knee_as_long_as_it_held_the_call_even_before_a_bas
 
 #[test]
 fn a_timeout_at_a_level_a_whole_round_served_sets_its_knee_one_above_that_level() {
-    // `served` calls of 100 ms at a limit of 4 (a whole round is four), then a client timeout of
-    // 2 s of a call admitted with `in_flight` calls in flight; then rounds of 100 ms calls until
-    // the limit is back at 4. Returns the limit the timeout found and the rounds back to 4.
-    fn after_timeout(served: usize, in_flight: u32) -> (u32, usize) {
-        let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
-        let mut t = 0;
-        for _ in 0..served {
-            complete(&mut aimd, t, 100 * MS, Outcome::Success);
-        }
-        t += 100 * MS;
-        let found = aimd.limit();
-        let timeout = sample_of(&aimd, t, 2_000 * MS, in_flight, Outcome::Overload);
-        assert_eq!(aimd.on_sample(&timeout), Change::Decreased);
-        t += 2_000 * MS;
-        (found, rounds_to_reach(&mut aimd, &mut t, 4))
-    }
+    // `served` calls, then a client timeout of 2 s of a call admitted with `in_flight` in
+    // flight (see `refused_after`): the limit it found, the rounds and seconds back to it.
+    let after_timeout = |served, in_flight| refused_after(served, 2_000 * MS, Some(in_flight));
     // A whole round at 4 came back at the baseline; the timeout of a call admitted with 4 in
     // flight is seen at 5, where that level was first passed: the knee is 5, and the limit,
     // cut by the timeout, is back at 4 in two rounds (one step per round below a knee found
     // by latency).
-    assert_eq!(after_timeout(4, 4), (4, 2));
+    assert_eq!(after_timeout(4, 4), (4, 2, 0));
     // Three calls of four, no whole round: nothing says the level was served. The knee is 4,
     // and the limit dwells a unit below it, at 3, for 32 s (a 1,024th of a step per round).
-    assert_eq!(after_timeout(3, 4), (4, 325));
+    assert_eq!(after_timeout(3, 4), (4, 325, 32));
     // The whole round, and a timeout seen with fewer in flight (3): still one above the level
     // it was seen at, so the knee is 4 and the dwell at 3 as long.
-    assert_eq!(after_timeout(4, 3), (4, 325));
+    assert_eq!(after_timeout(4, 3), (4, 325, 32));
 }
 
 #[test]

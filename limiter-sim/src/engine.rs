@@ -598,10 +598,13 @@ impl World<'_, '_> {
         });
         rec.ended(client, now);
         let headers = self.upstream.take_hint(id);
-        let started = calls.running.get(&id).map_or(now, |&(_, at)| at);
-        let before = calls.gate.limit();
+        // What a trace needs from before the limiter hears of the end (read only when tracing).
+        let traced = self.trace.is_some().then(|| {
+            let started = calls.running.get(&id).map_or(now, |&(_, at)| at);
+            (started, calls.gate.limit())
+        });
         calls.end(id, end, headers, now, rec);
-        if let Some(out) = self.trace.as_mut() {
+        if let (Some(out), Some((started, before))) = (self.trace.as_mut(), traced) {
             let snapshot = calls.gate.snapshot();
             let baseline = snapshot
                 .baseline_micros

@@ -139,13 +139,16 @@ fn main() -> ExitCode {
             return usage(&format!("no limiter labelled {label:?} in any scenario"));
         }
     }
-    let stderr = std::io::stderr();
-    let mut sink = std::io::BufWriter::new(stderr.lock());
+    // Standard error, buffered, only when a trace is asked for.
+    let mut sink = trace
+        .as_ref()
+        .map(|_| std::io::BufWriter::new(std::io::stderr()));
     let mut rows = Vec::new();
     for s in chosen {
         let traced = trace
             .as_deref()
-            .map(|label| (label, &mut sink as &mut dyn std::io::Write));
+            .zip(sink.as_mut())
+            .map(|(label, out)| (label, out as &mut dyn std::io::Write));
         let r = report::rows_traced(s, seed, traced);
         if format == Format::Table {
             println!("{}", report::table(s, &r));
@@ -163,11 +166,10 @@ fn main() -> ExitCode {
         }
         rows.extend(r);
     }
-    if let Err(e) = std::io::Write::flush(&mut sink) {
+    if let Some(Err(e)) = sink.as_mut().map(std::io::Write::flush) {
         eprintln!("limiter-sim: cannot write the trace: {e}");
         return ExitCode::FAILURE;
     }
-    drop(sink);
     match format {
         Format::Table => {}
         Format::Markdown => print!("{}", report::markdown(&rows)),

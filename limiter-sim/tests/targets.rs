@@ -701,48 +701,64 @@ fn a_quota_stated_in_headers_is_reached_within_a_round_trip() {
 
 #[test]
 fn a_trace_has_every_call_end_of_the_traced_limiter_once() {
-    let out = Command::new(env!("CARGO_BIN_EXE_limiter-sim"))
-        .args([
-            "--scenario",
-            "hang-low",
-            "--trace",
-            "AIMD",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("the simulator runs");
-    assert!(out.status.success());
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON");
-    let aimd = rows
-        .iter()
-        .find(|r| r["limiter"] == "AIMD")
-        .expect("an AIMD row");
-    let count = |field: &str| aimd[field].as_u64().expect("a count");
-    let trace = String::from_utf8(out.stderr).expect("UTF-8");
-    let mut lines = trace.lines();
-    assert_eq!(lines.next(), Some("# hang-low AIMD"));
-    assert!(
-        lines
-            .next()
-            .is_some_and(|l| l.starts_with("# us\tclient\toutcome"))
-    );
-    let ends: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
-    // One line per call's end, whatever its outcome, and nothing else.
-    let outcomes = |name: &str| ends.iter().filter(|e| e[2] == name).count() as u64;
-    assert_eq!(outcomes("ok"), count("ok"));
-    assert_eq!(
-        outcomes("timeout") + outcomes("gave-up"),
-        count("timed_out")
-    );
-    assert_eq!(
-        ends.len() as u64,
-        count("ok") + count("throttled") + count("timed_out") + count("failed")
-    );
-    // In time order, eight columns each, and the last limit is the one the run ended with.
-    let times: Vec<u64> = ends.iter().map(|e| e[0].parse().expect("µs")).collect();
-    assert!(times.windows(2).all(|w| w[0] <= w[1]));
-    assert!(ends.iter().all(|e| e.len() == 8));
-    let last_limit: u64 = ends.last().expect("calls")[5].parse().expect("a limit");
-    assert_eq!(last_limit, aimd["final_limit"].as_u64().expect("a limit"));
+    // One scenario whose AIMD run has timeouts, one whose run has refusals: every kind counted.
+    for (scenario, refused) in [
+        ("hang-silent", "timed_out"),
+        ("drop-and-recover", "throttled"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_limiter-sim"))
+            .args([
+                "--scenario",
+                scenario,
+                "--trace",
+                "AIMD",
+                "--format",
+                "json",
+            ])
+            .output()
+            .expect("the simulator runs");
+        assert!(out.status.success());
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+        let aimd = rows
+            .iter()
+            .find(|r| r["limiter"] == "AIMD")
+            .expect("an AIMD row");
+        let count = |field: &str| aimd[field].as_u64().expect("a count");
+        assert!(count(refused) > 0, "{scenario} has no {refused} to trace");
+        let trace = String::from_utf8(out.stderr).expect("UTF-8");
+        let mut lines = trace.lines();
+        assert_eq!(lines.next(), Some(format!("# {scenario} AIMD").as_str()));
+        assert!(
+            lines
+                .next()
+                .is_some_and(|l| l.starts_with("# us\tclient\toutcome"))
+        );
+        let ends: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+        // One line per call's end, whatever its outcome, and nothing else.
+        let outcomes =
+            |names: &[&str]| ends.iter().filter(|e| names.contains(&e[2])).count() as u64;
+        assert_eq!(outcomes(&["ok"]), count("ok"), "{scenario}");
+        assert_eq!(outcomes(&["throttled", "unavailable"]), count("throttled"));
+        assert_eq!(outcomes(&["timeout", "gave-up"]), count("timed_out"));
+        assert_eq!(outcomes(&["failed"]), count("failed"));
+        assert_eq!(
+            ends.len() as u64,
+            count("ok") + count("throttled") + count("timed_out") + count("failed")
+        );
+        // In time order, eight columns each; the limit moves only when the limiter hears of a
+        // call's end, so each line's limit before is the last line's limit after, from the
+        // default initial limit of 4 (one client).
+        assert!(ends.iter().all(|e| e.len() == 8));
+        let times: Vec<u64> = ends.iter().map(|e| e[0].parse().expect("µs")).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        let mut limit = "4";
+        for e in &ends {
+            assert_eq!(e[4], limit, "{scenario} at {} µs", e[0]);
+            limit = e[5];
+        }
+        assert!(
+            ends.iter().any(|e| e[4] != e[5]),
+            "{scenario}: the limit never moved"
+        );
+    }
 }
