@@ -1,0 +1,138 @@
+//! The contended bench's three variants run in turn, round after round, on one runtime: the
+//! ratio of each limiter's time to the semaphore's *in the same round*, and its median over the
+//! rounds.
+//!
+//! ```text
+//! cargo run --release -p limiter-bench --example contended          # 20 rounds
+//! cargo run --release -p limiter-bench --example contended -- 50    # 50 rounds
+//! ```
+//!
+//! Why beside criterion's `contended` group: there each variant is measured in a block of its
+//! own, one after the other, and on a machine of two cores the two workers' speed drifts between
+//! blocks (tokio's semaphore alone took 27.5 ms in one run and 47.2 ms in the next, the same
+//! code), so the ratio of two medians from different blocks moves by more than the difference it
+//! is meant to show. Here every round runs all three back to back, in an order that rotates from
+//! round to round, so a drift slower than a round moves the three alike and cancels in the
+//! round's ratios.
+//!
+//! Each variant: 64 tasks on 2 worker threads take 99,968 permits of a limit of 8 (1,562 each),
+//! yielding while they hold one; the limiter's tasks record a success on each. The limit is
+//! checked to be 8 at the end of every round.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use limiter_core::{AimdConfig, AimdF32, Controller, Fixed};
+use limiter_tokio::Limiter;
+
+const TASKS: usize = 64;
+const PER_TASK: usize = 100_000 / TASKS;
+const LIMIT: u32 = 8;
+
+/// The variants, in the order of the first round.
+const VARIANTS: [&str; 3] = ["tokio Semaphore(8)", "Fixed(8)", "AIMD in [8, 8]"];
+
+async fn semaphore() {
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(LIMIT as usize));
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let semaphore = semaphore.clone();
+            tokio::spawn(async move {
+                for _ in 0..PER_TASK {
+                    let permit = semaphore.acquire().await.expect("open");
+                    tokio::task::yield_now().await;
+                    drop(permit);
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("a task");
+    }
+}
+
+async fn limiter<C: Controller + Send + 'static>(controller: C) {
+    let limiter = Limiter::new(controller);
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let limiter = limiter.clone();
+            tokio::spawn(async move {
+                for _ in 0..PER_TASK {
+                    let permit = limiter.acquire().await.expect("a permit");
+                    tokio::task::yield_now().await;
+                    permit.success();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("a task");
+    }
+    assert_eq!(limiter.in_flight(), 0);
+    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
+}
+
+/// One run of variant `i` on `runtime`, timed.
+fn run(runtime: &tokio::runtime::Runtime, i: usize) -> Duration {
+    let start = Instant::now();
+    match i {
+        0 => runtime.block_on(semaphore()),
+        1 => runtime.block_on(limiter(Fixed::new(LIMIT).expect("valid"))),
+        _ => {
+            let held = AimdConfig::default().initial(LIMIT).bounds(LIMIT, LIMIT);
+            runtime.block_on(limiter(AimdF32::new(held).expect("valid")));
+        }
+    }
+    start.elapsed()
+}
+
+/// The value at `q` (0 to 1) of `values`, sorted in place (nearest rank).
+fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let rank = ((values.len() - 1) as f64 * q).round() as usize;
+    values[rank]
+}
+
+fn main() {
+    let rounds: usize = match std::env::args().nth(1).map(|n| n.parse()) {
+        None => 20,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("usage: contended [ROUNDS], ROUNDS at least 1");
+            std::process::exit(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("a runtime");
+    // One unmeasured round first: the runtime's threads and allocations warm.
+    for i in 0..VARIANTS.len() {
+        run(&runtime, i);
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
+    for round in 0..rounds {
+        for k in 0..VARIANTS.len() {
+            let i = (round + k) % VARIANTS.len();
+            times[i].push(run(&runtime, i).as_secs_f64() * 1e3);
+        }
+    }
+    println!(
+        "{rounds} rounds; each: {TASKS} tasks on 2 workers, {} permits of a limit of {LIMIT}",
+        TASKS * PER_TASK
+    );
+    println!(
+        "{:<20} {:>10} {:>26}",
+        "variant", "median ms", "time / semaphore's, q1 med q3"
+    );
+    for (i, name) in VARIANTS.iter().enumerate() {
+        let mut ratios: Vec<f64> = times[i].iter().zip(&times[0]).map(|(a, b)| a / b).collect();
+        let median = quantile(&mut times[i].clone(), 0.5);
+        let (q1, med, q3) = (
+            quantile(&mut ratios, 0.25),
+            quantile(&mut ratios, 0.5),
+            quantile(&mut ratios, 0.75),
+        );
+        println!("{name:<20} {median:>10.1} {q1:>8.2} {med:>8.2} {q3:>8.2}");
+    }
+}
