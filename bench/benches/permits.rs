@@ -26,7 +26,6 @@
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use congestion_limiter::limiter::{DefaultLimiter, Limiter as _, Outcome as PeerOutcome};
@@ -39,7 +38,7 @@ use limiter_core::{
 };
 use limiter_tokio::Limiter;
 
-const LIMIT: u32 = 8;
+use limiter_bench::LIMIT;
 
 fn limiter() -> Limiter {
     Limiter::new(AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap())
@@ -161,7 +160,6 @@ fn cycle(c: &mut Criterion) {
     g.finish();
 }
 
-const TASKS: usize = 64;
 const ACQUISITIONS: usize = 100_000;
 
 fn contended(c: &mut Criterion) {
@@ -169,62 +167,28 @@ fn contended(c: &mut Criterion) {
         .worker_threads(2)
         .build()
         .unwrap();
-    let per_task = ACQUISITIONS / TASKS;
+    let per_task = ACQUISITIONS / limiter_bench::TASKS;
     let mut g = c.benchmark_group("contended");
     g.sample_size(10);
     g.bench_function("tokio-semaphore", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let semaphore = Arc::new(tokio::sync::Semaphore::new(LIMIT as usize));
-                let tasks: Vec<_> = (0..TASKS)
-                    .map(|_| {
-                        let semaphore = semaphore.clone();
-                        tokio::spawn(async move {
-                            for _ in 0..per_task {
-                                let permit = semaphore.acquire().await.unwrap();
-                                tokio::task::yield_now().await;
-                                drop(permit);
-                            }
-                        })
-                    })
-                    .collect();
-                for task in tasks {
-                    task.await.unwrap();
-                }
-            });
-        });
+        b.iter(|| runtime.block_on(limiter_bench::semaphore_work(per_task)));
     });
     g.bench_function("limiter-fixed-8", |b| {
-        b.iter(|| runtime.block_on(contend(Limiter::new(Fixed::new(LIMIT).unwrap()), per_task)));
+        b.iter(|| {
+            let limiter = Limiter::new(Fixed::new(LIMIT).unwrap());
+            runtime.block_on(limiter_bench::limiter_work(limiter, per_task));
+        });
     });
     let held = limiter_core::AimdConfig::default()
         .initial(LIMIT)
         .bounds(LIMIT, LIMIT);
     g.bench_function("limiter-aimd-bounded-8", |b| {
-        b.iter(|| runtime.block_on(contend(Limiter::new(AimdF32::new(held).unwrap()), per_task)));
+        b.iter(|| {
+            let limiter = Limiter::new(AimdF32::new(held).unwrap());
+            runtime.block_on(limiter_bench::limiter_work(limiter, per_task));
+        });
     });
     g.finish();
-}
-
-/// `TASKS` tasks each take `per_task` permits of `limiter`, yielding while they hold one.
-async fn contend<C: Controller + Send + 'static>(limiter: Limiter<C>, per_task: usize) {
-    let tasks: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let limiter = limiter.clone();
-            tokio::spawn(async move {
-                for _ in 0..per_task {
-                    let permit = limiter.acquire().await.unwrap();
-                    tokio::task::yield_now().await;
-                    permit.success();
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
-    assert_eq!(limiter.in_flight(), 0);
-    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
 }
 
 mod group {

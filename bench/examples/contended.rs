@@ -19,68 +19,30 @@
 //! yielding while they hold one; the limiter's tasks record a success on each. The limit is
 //! checked to be 8 at the end of every round.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use limiter_core::{AimdConfig, AimdF32, Controller, Fixed};
+use limiter_bench::{LIMIT, TASKS, limiter_work, semaphore_work};
+use limiter_core::{AimdConfig, AimdF32, Fixed};
 use limiter_tokio::Limiter;
 
-const TASKS: usize = 64;
 const PER_TASK: usize = 100_000 / TASKS;
-const LIMIT: u32 = 8;
 
 /// The variants, in the order of the first round.
 const VARIANTS: [&str; 3] = ["tokio Semaphore(8)", "Fixed(8)", "AIMD in [8, 8]"];
-
-async fn semaphore() {
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(LIMIT as usize));
-    let tasks: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let semaphore = semaphore.clone();
-            tokio::spawn(async move {
-                for _ in 0..PER_TASK {
-                    let permit = semaphore.acquire().await.expect("open");
-                    tokio::task::yield_now().await;
-                    drop(permit);
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("a task");
-    }
-}
-
-async fn limiter<C: Controller + Send + 'static>(controller: C) {
-    let limiter = Limiter::new(controller);
-    let tasks: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let limiter = limiter.clone();
-            tokio::spawn(async move {
-                for _ in 0..PER_TASK {
-                    let permit = limiter.acquire().await.expect("a permit");
-                    tokio::task::yield_now().await;
-                    permit.success();
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("a task");
-    }
-    assert_eq!(limiter.in_flight(), 0);
-    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
-}
 
 /// One run of variant `i` on `runtime`, timed.
 fn run(runtime: &tokio::runtime::Runtime, i: usize) -> Duration {
     let start = Instant::now();
     match i {
-        0 => runtime.block_on(semaphore()),
-        1 => runtime.block_on(limiter(Fixed::new(LIMIT).expect("valid"))),
+        0 => runtime.block_on(semaphore_work(PER_TASK)),
+        1 => {
+            let limiter = Limiter::new(Fixed::new(LIMIT).expect("valid"));
+            runtime.block_on(limiter_work(limiter, PER_TASK));
+        }
         _ => {
             let held = AimdConfig::default().initial(LIMIT).bounds(LIMIT, LIMIT);
-            runtime.block_on(limiter(AimdF32::new(held).expect("valid")));
+            let limiter = Limiter::new(AimdF32::new(held).expect("valid"));
+            runtime.block_on(limiter_work(limiter, PER_TASK));
         }
     }
     start.elapsed()

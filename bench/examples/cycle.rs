@@ -46,7 +46,6 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
 /// interleave, so their counts repeat from run to run (the two workers' do not: they move by
 /// several percent with the machine's load).
 fn contended(what: &str) {
-    const TASKS: usize = 64;
     let runtime = if what.contains("-local") {
         tokio::runtime::Builder::new_current_thread().build()
     } else {
@@ -55,32 +54,13 @@ fn contended(what: &str) {
             .build()
     }
     .expect("a runtime");
-    let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(8));
-    let limiter = Limiter::new(Fixed::new(8).expect("valid"));
-    let fixed = what.ends_with("-fixed");
-    runtime.block_on(async {
-        let tasks: Vec<_> = (0..TASKS)
-            .map(|_| {
-                let (semaphore, limiter) = (semaphore.clone(), limiter.clone());
-                tokio::spawn(async move {
-                    for _ in 0..CYCLES as usize / TASKS {
-                        if fixed {
-                            let permit = limiter.acquire().await.expect("a permit");
-                            tokio::task::yield_now().await;
-                            permit.success();
-                        } else {
-                            let permit = semaphore.acquire().await.expect("a permit");
-                            tokio::task::yield_now().await;
-                            drop(permit);
-                        }
-                    }
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.expect("a task");
-        }
-    });
+    let per_task = CYCLES as usize / limiter_bench::TASKS;
+    if what.ends_with("-fixed") {
+        let limiter = Limiter::new(Fixed::new(limiter_bench::LIMIT).expect("valid"));
+        runtime.block_on(limiter_bench::limiter_work(limiter, per_task));
+    } else {
+        runtime.block_on(limiter_bench::semaphore_work(per_task));
+    }
 }
 
 fn main() {

@@ -1,6 +1,7 @@
 //! The permit benchmarks of `limiter-tokio` (`benches/permits.rs`): the limiter against the
 //! floor a latency-measuring limiter cannot go below, congestion-limiter and tokio's semaphore,
-//! in one criterion run. This library is empty; the crate exists so that the benchmarks build
+//! in one criterion run. This library holds only the contended workload the benchmarks and the
+//! examples share; the crate exists so that the benchmarks build
 //! without tokio's `test-util`, which the adapters' tests need and which slows every read of
 //! tokio's clock.
 //!
@@ -18,3 +19,92 @@
 //! ```text
 //! cargo run --release -p limiter-bench --example contended -- 50
 //! ```
+
+use std::future::Future;
+use std::sync::Arc;
+
+use limiter_core::Controller;
+use limiter_tokio::Limiter;
+
+/// How many tasks contend in the contended workload.
+pub const TASKS: usize = 64;
+/// The limit they contend for.
+pub const LIMIT: u32 = 8;
+
+/// What each task of the contended workload does once: take a permit, yield while holding
+/// it, give it back.
+trait Take: Clone + Send + Sync + 'static {
+    fn take(&self) -> impl Future<Output = ()> + Send + '_;
+}
+
+impl Take for Arc<tokio::sync::Semaphore> {
+    async fn take(&self) {
+        let permit = self.acquire().await.expect("open");
+        tokio::task::yield_now().await;
+        drop(permit);
+    }
+}
+
+impl<C: Controller + Send + 'static> Take for Limiter<C> {
+    async fn take(&self) {
+        let permit = self.acquire().await.expect("a permit");
+        tokio::task::yield_now().await;
+        permit.success();
+    }
+}
+
+/// Spawns [`TASKS`] tasks, each with its own handle to `permits`, each taking a permit
+/// `per_task` times, and waits for them all.
+async fn in_tasks<P: Take>(permits: &P, per_task: usize) {
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let permits = permits.clone();
+            tokio::spawn(async move {
+                for _ in 0..per_task {
+                    permits.take().await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("a task");
+    }
+}
+
+/// The contended workload on tokio's semaphore of [`LIMIT`] permits: [`TASKS`] tasks each take
+/// a permit `per_task` times, yielding while they hold it.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// limiter_bench::semaphore_work(2).await;
+/// # });
+/// ```
+pub async fn semaphore_work(per_task: usize) {
+    in_tasks(
+        &Arc::new(tokio::sync::Semaphore::new(LIMIT as usize)),
+        per_task,
+    )
+    .await;
+}
+
+/// The same workload on `limiter`, each permit recording a success; then checks that nothing
+/// is left in flight and that the limit is still [`LIMIT`] (what the benchmarks' labels say).
+///
+/// # Panics
+///
+/// If a permit is left in flight, or the limit is not [`LIMIT`] at the end (a controller whose
+/// limit moved: the measurement would not be of a limit of 8).
+///
+/// ```
+/// use limiter_core::Fixed;
+/// use limiter_tokio::Limiter;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// limiter_bench::limiter_work(Limiter::new(Fixed::new(8).unwrap()), 2).await;
+/// # });
+/// ```
+pub async fn limiter_work<C: Controller + Send + 'static>(limiter: Limiter<C>, per_task: usize) {
+    in_tasks(&limiter, per_task).await;
+    assert_eq!(limiter.in_flight(), 0);
+    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
+}
