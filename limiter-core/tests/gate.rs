@@ -411,8 +411,9 @@ fn the_hard_limit_holds_under_random_operation_sequences() {
                     match t.poll() {
                         Poll::Ready(Ok(p)) => permits.push(p),
                         Poll::Ready(Err(QueueFull)) => {
-                            // Granted waiters keep their place until they resume.
-                            assert_eq!(tasks.len(), 6, "seed {seed}: full below capacity");
+                            // Granted waiters leave the queue: only those still waiting fill it.
+                            let waiting = tasks.iter().filter(|t| t.woken() == 0).count();
+                            assert_eq!(waiting, 6, "seed {seed}: full below capacity");
                         }
                         Poll::Pending => tasks.push(t),
                     }
@@ -449,6 +450,7 @@ fn the_hard_limit_holds_under_random_operation_sequences() {
             }
             let s = gate.snapshot();
             let granted = tasks.iter().filter(|t| t.woken() > 0).count();
+            assert_eq!(s.queued as usize, tasks.len() - granted, "seed {seed}");
             // Conservation: in-flight is exactly the permits plus granted, unclaimed waiters.
             assert_eq!(s.in_flight as usize, permits.len() + granted, "seed {seed}");
             // Hard limit: whatever was admitted in this step fit under the limit in force (a
@@ -636,6 +638,10 @@ impl limiter_core::RawMutex for CountingRawMutex {
         NoopRawMutex::load(word)
     }
 
+    fn store(word: &core::cell::Cell<u64>, value: u64) {
+        NoopRawMutex::store(word, value);
+    }
+
     fn raise(word: &core::cell::Cell<u64>, value: u64) {
         NoopRawMutex::raise(word, value);
     }
@@ -652,7 +658,7 @@ fn locks_taken(f: impl FnOnce()) -> usize {
 }
 
 #[test]
-fn a_release_grants_the_next_waiter_under_its_own_lock() {
+fn a_release_grants_the_next_waiter_under_its_own_lock_and_the_waiter_claims_without_one() {
     let clock = ManualClock::new();
     let gate: Gate<CountingRawMutex, Fixed, _, InlineQueue<8>> =
         Gate::new(Fixed::new(1).unwrap(), &clock);
@@ -663,7 +669,10 @@ fn a_release_grants_the_next_waiter_under_its_own_lock() {
     // The handoff: one lock for the release and the grant, none for a grant pass.
     assert_eq!(locks_taken(|| held.success()), 1);
     assert_eq!((first.woken(), second.woken()), (1, 0));
-    let permit = ready(&mut first);
+    // The granted waiter claims its place without the lock.
+    let mut claimed = None;
+    assert_eq!(locks_taken(|| claimed = Some(ready(&mut first))), 0);
+    let permit = claimed.unwrap();
     // With nobody left waiting, a release is one lock too.
     let mut permit = Some(permit);
     assert_eq!(locks_taken(|| permit.take().unwrap().success()), 1);
@@ -678,4 +687,34 @@ fn a_release_grants_the_next_waiter_under_its_own_lock() {
     assert_eq!((third.woken(), fourth.woken()), (1, 1));
     drop((ready(&mut second), ready(&mut third), ready(&mut fourth)));
     assert_eq!(gate.snapshot().in_flight, 0);
+}
+
+/// A waiter granted its place is admitted as of its grant: the controller's epoch and the count
+/// in flight then, not at the later moment it runs. A cut between the two leaves the waiter in
+/// the round it was granted in (its congestion signal is that round's, already acted on).
+#[test]
+fn a_granted_waiter_is_admitted_as_of_its_grant() {
+    let clock = ManualClock::new();
+    let config = AimdConfig::default().initial(2).bounds(1, 8);
+    let gate: Gate<NoopRawMutex, AimdF32, _, InlineQueue<4>> =
+        Gate::new(AimdF32::new(config).unwrap(), &clock);
+    let (first, second) = (gate.try_acquire().unwrap(), gate.try_acquire().unwrap());
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    let before_cut = gate.with_controller(|c| c.epoch());
+    clock.advance(Duration::from_millis(5));
+    first.success(); // grants the waiter: two in flight
+    assert_eq!(waiter.woken(), 1);
+    second.overload(); // a cut: a new epoch, one in flight
+    assert_ne!(gate.with_controller(|c| c.epoch()), before_cut);
+    assert_eq!((gate.limit(), gate.in_flight()), (1, 1));
+    clock.advance(Duration::from_millis(3));
+    let permit = ready(&mut waiter);
+    let admission = permit.admission();
+    assert_eq!((admission.epoch, admission.in_flight), (before_cut, 2));
+    assert_eq!(
+        admission.at,
+        Instant::from_micros(8_000),
+        "its latency counts from the claim"
+    );
 }

@@ -144,6 +144,29 @@ fn cancel_after_wake_passes_the_turn_on_with<W: ModelQueue>() {
     });
 }
 
+/// Invariant 4's lock-free claim: a waiter that sees its grant through the horizon, without the
+/// lock, reads the admission published with that grant (one in flight), never the word as it
+/// was before (nothing in flight). Were the horizon published before what the grant was
+/// admitted as, loom finds the interleaving where the claim reads the old word.
+#[test]
+fn a_claim_without_the_lock_reads_its_grants_admission() {
+    loom::model(|| {
+        let gate = gate(1);
+        let held = hold(&gate);
+        let waiter = {
+            let gate = Arc::clone(&gate);
+            thread::spawn(move || {
+                let permit = acquire(&gate);
+                assert_eq!(permit.admission().in_flight, 1, "admitted as of its grant");
+                permit.success();
+            })
+        };
+        held.success();
+        waiter.join().unwrap();
+        assert_eq!(gate.in_flight(), 0);
+    });
+}
+
 /// Invariant 2 under a limit change: raising the limit from 1 to 2 while two tasks wait lets
 /// exactly one of them in while the first permit is still held (the raise itself must wake it:
 /// the holder waits for it before releasing); the other follows a release.

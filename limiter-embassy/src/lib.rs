@@ -79,6 +79,10 @@ impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
         word.lock(Cell::get)
     }
 
+    fn store(word: &Self::Word, value: u64) {
+        word.lock(|cell| cell.set(value));
+    }
+
     fn raise(word: &Self::Word, value: u64) {
         word.lock(|cell| cell.set(cell.get().max(value)));
     }
@@ -223,7 +227,7 @@ pub type Limiter<C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usi
 pub const fn new<C, R: EmbassyRaw, const Q: usize>(controller: C) -> Limiter<C, R, Q> {
     limiter_core::Limiter::from_gate(InPlace(Gate::from_state(
         BlockingMutex::new(RefCell::new(GateState::new(controller))),
-        BlockingMutex::new(Cell::new(0)),
+        [const { BlockingMutex::new(Cell::new(0)) }; 3],
         EmbassyClock,
     )))
 }

@@ -36,7 +36,9 @@ pub trait RawMutex {
 
     /// A `u64` read and written without the mutex: an atomic where there is one, a `Cell` in a
     /// critical section where not. The gate keeps its `Retry-After` admission hold in one, so
-    /// that the common case (no hold) costs one load and no lock.
+    /// that the common case (no hold) costs one load and no lock, and the horizon of its grants
+    /// in another, so that a granted waiter claims its place without the lock. A value stored
+    /// (release) is seen by a later load (acquire) with everything written before it.
     type Word;
 
     /// A mutex guarding `value`.
@@ -50,6 +52,9 @@ pub trait RawMutex {
 
     /// The word's value.
     fn load(word: &Self::Word) -> u64;
+
+    /// Sets the word to `value`.
+    fn store(word: &Self::Word, value: u64);
 
     /// Raises the word to `value` if it is lower.
     fn raise(word: &Self::Word, value: u64);
@@ -81,6 +86,10 @@ impl RawMutex for NoopRawMutex {
 
     fn load(word: &Cell<u64>) -> u64 {
         word.get()
+    }
+
+    fn store(word: &Cell<u64>, value: u64) {
+        word.set(value);
     }
 
     fn raise(word: &Cell<u64>, value: u64) {
@@ -121,6 +130,10 @@ impl RawMutex for CriticalSectionRawMutex {
         critical_section::with(|cs| word.borrow(cs).get())
     }
 
+    fn store(word: &Self::Word, value: u64) {
+        critical_section::with(|cs| word.borrow(cs).set(value));
+    }
+
     fn raise(word: &Self::Word, value: u64) {
         critical_section::with(|cs| {
             let cell = word.borrow(cs);
@@ -156,6 +169,10 @@ impl RawMutex for StdRawMutex {
     // Acquire and release: a hold published before a newcomer arrives is seen by it.
     fn load(word: &Self::Word) -> u64 {
         word.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn store(word: &Self::Word, value: u64) {
+        word.store(value, std::sync::atomic::Ordering::Release);
     }
 
     fn raise(word: &Self::Word, value: u64) {
@@ -199,6 +216,10 @@ impl RawMutex for LoomRawMutex {
 
     fn load(word: &Self::Word) -> u64 {
         word.load(loom::sync::atomic::Ordering::Acquire)
+    }
+
+    fn store(word: &Self::Word, value: u64) {
+        word.store(value, loom::sync::atomic::Ordering::Release);
     }
 
     fn raise(word: &Self::Word, value: u64) {

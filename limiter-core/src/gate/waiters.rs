@@ -1,17 +1,19 @@
 //! The gate's bounded FIFO of waiting requests.
 //!
-//! Each waiter is identified by a ticket (a number never reused), not by its waker: wakers may be
-//! cloned, replaced or spuriously equal, tickets may not. An entry is either *waiting* (with the
-//! waker to call when it is granted) or *granted*: capacity has been handed to it directly, it is
-//! counted in flight, and it only has to be claimed by the next poll of its future. A granted
-//! entry whose future is dropped before claiming gives its capacity back, which grants the next
-//! waiter: a cancelled waiter passes its turn on.
+//! Each waiter is identified by a ticket (a number never reused, growing in arrival order), not
+//! by its waker: wakers may be cloned, replaced or spuriously equal, tickets may not. The queue
+//! holds only requests still waiting for capacity. Granting takes the oldest one out, hands it
+//! capacity (it is counted in flight) and moves the *grant horizon* past its ticket: every
+//! ticket below the horizon has been granted or given up, so a waiter whose ticket is below it
+//! knows it holds a place without looking into the queue, and the gate publishes the horizon
+//! where a waiter reads it without the lock (see [`Gate`](crate::Gate)'s invariant 4). A granted
+//! waiter whose future is dropped before it claims gives its capacity back, which grants the
+//! next waiter: a cancelled waiter passes its turn on.
 //!
 //! Entries are kept in arrival order, in a fixed ring ([`InlineQueue`]) or on the heap
-//! ([`HeapQueue`], `std`). Because the gate always grants the oldest waiting entry, granted
-//! entries form a prefix of the queue and waiting ones the rest: granting and claiming the head
-//! are O(1), finding a ticket is a binary search (tickets grow along the queue), and only a
-//! cancellation from the middle shifts entries (O(len)).
+//! ([`HeapQueue`], `std`). Granting takes the head (O(1)); finding a ticket, for a waiter that
+//! polls again before its grant or gives up, is a scan or a binary search (tickets grow along
+//! the queue); only a cancellation from the middle shifts entries (O(len)).
 
 use core::task::Waker;
 
@@ -27,27 +29,23 @@ pub(crate) const WAKE_BATCH: usize = if cfg!(loom) { 1 } else { 8 };
 /// For an [`InlineQueue`] the choice is made at compile time, from `N`.
 const LINEAR_SEARCH_UP_TO: usize = 32;
 
-#[derive(Debug)]
-pub(crate) enum EntryState {
-    Waiting(Waker),
-    Granted,
-}
-
-/// One waiting (or granted, unclaimed) request.
+/// One waiting request.
 #[derive(Debug)]
 pub struct Entry {
     ticket: u64,
     enqueued_at: Instant,
-    pub(crate) state: EntryState,
+    /// The waker to call when the request is granted; `None` only in an unused slot (and the
+    /// `Option` costs nothing: a waker's pointer is never null).
+    pub(crate) waker: Option<Waker>,
 }
 
 impl Entry {
     /// What an unused slot holds: a slot's use is told by the queue's length, not by its
-    /// contents, so slots need no `Option` (which would cost a tag per slot).
+    /// contents.
     const VACANT: Entry = Entry {
         ticket: 0,
         enqueued_at: Instant::ZERO,
-        state: EntryState::Granted,
+        waker: None,
     };
 
     /// Moves the entry out, leaving its slot with no waker (and otherwise as it was).
@@ -55,7 +53,7 @@ impl Entry {
         Entry {
             ticket: self.ticket,
             enqueued_at: self.enqueued_at,
-            state: core::mem::replace(&mut self.state, EntryState::Granted),
+            waker: self.waker.take(),
         }
     }
 }
@@ -163,7 +161,7 @@ impl<const N: usize> Queue for InlineQueue<N> {
         let slot = self.slot(self.len);
         // The slot past the end is always vacant, with no waker (`remove` leaves it so):
         // nothing to drop, and no drop code for it.
-        debug_assert!(matches!(self.entries[slot].state, EntryState::Granted));
+        debug_assert!(self.entries[slot].waker.is_none());
         core::mem::forget(core::mem::replace(&mut self.entries[slot], entry));
         self.len += 1;
     }
@@ -263,8 +261,8 @@ impl Queue for HeapQueue {
     }
 
     fn remove(&mut self, i: usize) -> Entry {
-        // The oldest entry is the usual one (a claim in grant order): the deque's own pop is
-        // a few instructions where its general removal copies around the gap.
+        // The oldest entry is the usual one (a grant): the deque's own pop is a few
+        // instructions where its general removal copies around the gap.
         let entry = if i == 0 {
             self.entries.pop_front()
         } else {
@@ -279,22 +277,22 @@ impl Queue for HeapQueue {
 }
 
 /// The queue's bookkeeping over its storage `S`. Invariants, whenever no method is running:
-/// - tickets strictly increase from slot 0 to slot `len - 1`;
-/// - the first `len - waiting` entries are granted, the last `waiting` are waiting;
+/// - tickets strictly increase from slot 0 to slot `len - 1`, and all are at least `horizon`;
+/// - every ticket below `horizon` was granted, or its request gave up its place before that;
 /// - `len <= bound`.
 #[derive(Debug)]
 pub(crate) struct Waiters<S> {
     slots: S,
-    waiting: usize,
     next_ticket: u64,
+    horizon: u64,
 }
 
 impl<S: Queue> Waiters<S> {
     pub(crate) const fn new(slots: S) -> Self {
         Waiters {
             slots,
-            waiting: 0,
             next_ticket: 0,
+            horizon: 0,
         }
     }
 
@@ -308,9 +306,8 @@ impl<S: Queue> Waiters<S> {
         self.slots.push_back(Entry {
             ticket,
             enqueued_at: now,
-            state: EntryState::Waiting(waker),
+            waker: Some(waker),
         });
-        self.waiting += 1;
         Some(ticket)
     }
 
@@ -322,7 +319,7 @@ impl<S: Queue> Waiters<S> {
         }
         // Tickets strictly increase along the queue, so `ticket` lies at most
         // `ticket - first ticket` slots in; exactly there unless entries before it left out of
-        // order (cancellations, claims out of grant order). That slot is tried first.
+        // order (cancellations). That slot is tried first.
         if len == 0 {
             return None;
         }
@@ -349,46 +346,42 @@ impl<S: Queue> Waiters<S> {
         self.slots.at_mut(at)
     }
 
-    /// Removes the entry for `ticket`, keeping the others in order.
+    /// Removes the entry for `ticket`, keeping the others in order: a waiter that gives up.
     pub(crate) fn remove(&mut self, ticket: u64) -> Option<Entry> {
         let at = self.position(ticket)?;
-        Some(self.remove_at(at))
+        Some(self.slots.remove(at))
     }
 
-    /// Removes the entry at logical slot `at` (from [`Waiters::position`]), keeping the others
-    /// in order.
-    pub(crate) fn remove_at(&mut self, at: usize) -> Entry {
-        let entry = self.slots.remove(at);
-        if matches!(entry.state, EntryState::Waiting(_)) {
-            self.waiting -= 1;
-        }
-        entry
-    }
-
-    /// The logical slot of the oldest waiting entry, if any waits.
-    fn first_waiting(&self) -> Option<usize> {
-        (self.waiting > 0).then(|| self.slots.len() - self.waiting)
-    }
-
-    /// Grants the oldest waiting entry; returns its waker.
+    /// Grants the oldest waiting entry: takes it out and moves the horizon past its ticket.
+    /// Returns its waker.
     pub(crate) fn grant_next(&mut self) -> Option<Waker> {
-        let at = self.first_waiting()?;
-        let state = &mut self.slots.at_mut(at).state;
-        let EntryState::Waiting(waker) = core::mem::replace(state, EntryState::Granted) else {
+        if self.slots.is_empty() {
             return None;
-        };
-        self.waiting -= 1;
-        Some(waker)
+        }
+        let entry = self.slots.remove(0);
+        self.horizon = entry.ticket.wrapping_add(1);
+        entry.waker
     }
 
-    /// How many entries still wait for capacity (granted but unclaimed ones excluded).
-    pub(crate) const fn waiting(&self) -> usize {
-        self.waiting
+    /// Every ticket below it has been granted (or its request has given up its place).
+    pub(crate) const fn horizon(&self) -> u64 {
+        self.horizon
     }
 
-    /// When the oldest still-waiting entry was queued.
+    /// Whether the request holding `ticket` has been granted: a ticket still held by a request
+    /// that has not given up is either waiting in the queue or below the horizon.
+    pub(crate) const fn is_granted(&self, ticket: u64) -> bool {
+        ticket < self.horizon
+    }
+
+    /// How many requests wait for capacity.
+    pub(crate) fn waiting(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// When the oldest waiting entry was queued.
     pub(crate) fn oldest_waiting_since(&self) -> Option<Instant> {
-        Some(self.slots.at(self.first_waiting()?).enqueued_at)
+        (!self.slots.is_empty()).then(|| self.slots.at(0).enqueued_at)
     }
 
     /// The storage.
@@ -417,6 +410,10 @@ impl WakeList {
 
     pub(crate) fn is_full(&self) -> bool {
         self.wakers.is_full()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.wakers.is_empty()
     }
 
     /// Adds a waker; the caller checks [`WakeList::is_full`] first (a waker pushed onto a full
@@ -452,24 +449,24 @@ mod tests {
         let mut q = Waiters::new(slots);
         let [first, b, c] = [0, 1, 2].map(|t| push(&mut q, t).unwrap());
         assert_eq!(push(&mut q, 9), None, "full");
-        assert!(q.grant_next().is_some()); // first
-        assert!(q.remove(first).is_some());
+        assert!(!q.is_granted(first));
+        assert!(q.grant_next().is_some()); // first: out of the queue, below the horizon
+        assert!(q.is_granted(first) && !q.is_granted(b));
+        assert!(
+            q.remove(first).is_none(),
+            "a granted ticket is no longer queued"
+        );
         let d = push(&mut q, 3).unwrap(); // an inline ring wraps to its first physical slot
         assert!(q.remove(c).is_some()); // from the middle: d moves up
-        assert_eq!((q.slots().len(), q.waiting()), (2, 2));
+        assert_eq!(q.waiting(), 2);
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(1)));
         assert!(q.grant_next().is_some()); // b
         assert_eq!(q.oldest_waiting_since(), Some(Instant::from_micros(3)));
-        let state = |q: &mut Waiters<S>, t| {
-            let at = q.position(t)?;
-            Some(matches!(q.at_mut(at).state, EntryState::Granted))
-        };
-        assert_eq!(state(&mut q, b), Some(true), "granted");
-        assert_eq!(state(&mut q, d), Some(false), "waiting");
-        assert_eq!(state(&mut q, c), None);
-        assert!(q.grant_next().is_some()); // d
+        assert_eq!((q.position(b), q.position(d)), (None, Some(0)));
+        assert!(q.is_granted(b) && !q.is_granted(d));
+        assert!(q.grant_next().is_some()); // d: c, which gave up, is skipped
+        assert_eq!(q.horizon(), d + 1);
         assert!(q.grant_next().is_none());
-        assert!(q.remove(d).is_some() && q.remove(b).is_some());
         let empty = (q.slots().len(), q.waiting(), q.oldest_waiting_since());
         assert_eq!(empty, (0, 0, None));
     }
@@ -489,7 +486,8 @@ mod tests {
     fn matches_a_list<S: Queue>(slots: S, seed: u64) {
         let bound = slots.bound();
         let mut q = Waiters::new(slots);
-        let mut list: std::vec::Vec<(u64, bool)> = std::vec::Vec::new(); // (ticket, granted)
+        let mut list: std::vec::Vec<u64> = std::vec::Vec::new(); // waiting tickets, in order
+        let mut granted: std::vec::Vec<u64> = std::vec::Vec::new();
         let mut rng = seed;
         for step in 0..if cfg!(miri) { 150 } else { 4_000u64 } {
             rng ^= rng << 13;
@@ -497,28 +495,30 @@ mod tests {
             rng ^= rng << 17;
             match rng % 4 {
                 0 | 1 => match q.push(Instant::from_micros(step), Waker::noop().clone()) {
-                    Some(ticket) => list.push((ticket, false)),
+                    Some(ticket) => list.push(ticket),
                     None => assert_eq!(list.len(), bound, "refused below capacity"),
                 },
                 2 => {
-                    let next = list.iter_mut().find(|(_, granted)| !granted);
-                    assert_eq!(q.grant_next().is_some(), next.is_some());
-                    if let Some(entry) = next {
-                        entry.1 = true;
+                    assert_eq!(q.grant_next().is_some(), !list.is_empty());
+                    if !list.is_empty() {
+                        granted.push(list.remove(0));
                     }
                 }
                 _ if !list.is_empty() => {
-                    let (ticket, granted) = list.remove((rng >> 8) as usize % list.len());
-                    let entry = q.remove(ticket).expect("a queued ticket is found");
-                    assert_eq!(matches!(entry.state, EntryState::Granted), granted);
+                    let ticket = list.remove((rng >> 8) as usize % list.len());
+                    assert!(!q.is_granted(ticket), "a waiting ticket is not granted");
+                    assert!(q.remove(ticket).is_some(), "a queued ticket is found");
                     assert!(q.remove(ticket).is_none(), "removed twice");
                 }
                 _ => {}
             }
-            assert_eq!(q.slots().len(), list.len());
-            assert_eq!(q.waiting(), list.iter().filter(|(_, g)| !g).count());
-            for (i, &(ticket, _)) in list.iter().enumerate() {
+            assert_eq!(q.waiting(), list.len());
+            for (i, &ticket) in list.iter().enumerate() {
                 assert_eq!(q.position(ticket), Some(i));
+                assert!(!q.is_granted(ticket));
+            }
+            for &ticket in granted.iter().rev().take(8) {
+                assert!(q.is_granted(ticket) && q.position(ticket).is_none());
             }
         }
     }
@@ -549,9 +549,10 @@ mod tests {
         );
         let tickets: std::vec::Vec<u64> = (0..500).map(|t| push(&mut q, t).unwrap()).collect();
         assert!(q.slots().capacity() >= 500);
-        for &ticket in &tickets[..499] {
+        for &ticket in &tickets[..498] {
             q.remove(ticket).unwrap();
         }
+        assert!(q.grant_next().is_some());
         assert!(
             q.slots().capacity() >= 500,
             "kept while requests still wait"
