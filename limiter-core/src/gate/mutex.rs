@@ -162,23 +162,28 @@ impl RawMutex for StdRawMutex {
     type Mutex<T> = std::sync::Mutex<T>;
     type Word = std::sync::atomic::AtomicU64;
 
+    #[inline]
     fn new_word(value: u64) -> Self::Word {
         std::sync::atomic::AtomicU64::new(value)
     }
 
     // Acquire and release: a hold published before a newcomer arrives is seen by it.
+    #[inline]
     fn load(word: &Self::Word) -> u64 {
         word.load(std::sync::atomic::Ordering::Acquire)
     }
 
+    #[inline]
     fn store(word: &Self::Word, value: u64) {
         word.store(value, std::sync::atomic::Ordering::Release);
     }
 
+    #[inline]
     fn raise(word: &Self::Word, value: u64) {
         word.fetch_max(value, std::sync::atomic::Ordering::AcqRel);
     }
 
+    #[inline]
     fn clear(word: &Self::Word, expected: u64) {
         let (ordering, on_failure) = (
             std::sync::atomic::Ordering::AcqRel,
