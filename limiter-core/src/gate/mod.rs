@@ -332,9 +332,10 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
             // Checked again under the lock: someone may have been served meanwhile.
             if more {
                 more = M::lock(&self.state, |s| {
+                    let before = wakes.len();
                     let more = s.grant(&mut wakes);
-                    if !wakes.is_empty() {
-                        self.publish_grants(s);
+                    if wakes.len() != before {
+                        self.publish_grants(s); // only if this pass granted someone
                     }
                     more
                 });

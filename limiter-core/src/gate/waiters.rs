@@ -412,9 +412,10 @@ impl WakeList {
         self.wakers.is_full()
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.wakers.is_empty()
+    pub(crate) fn len(&self) -> usize {
+        self.wakers.len()
     }
+
 
     /// Adds a waker; the caller checks [`WakeList::is_full`] first (a waker pushed onto a full
     /// list would be dropped, and its task never woken).
