@@ -416,7 +416,6 @@ impl WakeList {
         self.wakers.len()
     }
 
-
     /// Adds a waker; the caller checks [`WakeList::is_full`] first (a waker pushed onto a full
     /// list would be dropped, and its task never woken).
     pub(crate) fn push(&mut self, waker: Waker) {
