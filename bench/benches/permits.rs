@@ -16,9 +16,9 @@
 //! The controller under test is the std adapters' default, `AimdF32`. tokio's clock is the one
 //! users get: nothing in this crate enables tokio's `test-util` (run it alone, `-p
 //! limiter-bench`, so that no other crate's dev-dependencies unify it in).
-//! - `contended/*`: 64 tasks on 2 worker threads take 100,000 permits of a limit held at 8: a
-//!   semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run checks that
-//!   its limit is still 8 at the end).
+//! - `contended/*`: 64 tasks on 2 worker threads take 99,968 permits (1,562 each) of a limit
+//!   held at 8: a semaphore of 8, a `Fixed(8)` limiter, and AIMD bounded to `[8, 8]` (each run
+//!   checks that its limit is still 8 at the end).
 //! - `window/*`: the controller's own cost per sample, without a gate or a clock: one
 //!   `MedianWindow<32>::push` into a full window, and one whole `AimdF32::on_sample` (its
 //!   window, baseline, verdict and growth) at a steady latency.

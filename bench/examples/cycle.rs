@@ -40,12 +40,12 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
 }
 
 /// The contended bench's work once (instructions of both workers together): 64 tasks on 2
-/// workers take 100,000 permits of a limit of 8, yielding while they hold one, from tokio's
-/// semaphore or a `Fixed(8)` limiter. The `-local` variants run the same tasks on one thread:
-/// the same queueing, grants and claims, in an order that does not depend on how two threads
-/// interleave, so their counts repeat from run to run (the two workers' do not: they move by
-/// several percent with the machine's load).
-fn contended(what: &str) {
+/// workers take 99,968 permits (1,562 each) of a limit of 8, yielding while they hold one,
+/// from tokio's semaphore or a `Fixed(8)` limiter. The `-local` variants run the same tasks on
+/// one thread: the same queueing, grants and claims, in an order that does not depend on how
+/// two threads interleave, so their counts repeat from run to run (the two workers' do not:
+/// they move by several percent with the machine's load). Returns how many permits were taken.
+fn contended(what: &str) -> usize {
     let runtime = if what.contains("-local") {
         tokio::runtime::Builder::new_current_thread().build()
     } else {
@@ -61,6 +61,7 @@ fn contended(what: &str) {
     } else {
         runtime.block_on(limiter_bench::semaphore_work(per_task));
     }
+    per_task * limiter_bench::TASKS
 }
 
 fn main() {
@@ -109,8 +110,12 @@ fn main() {
         | "contended-fixed"
         | "contended-local-semaphore"
         | "contended-local-fixed" => {
-            contended(&what);
-            8
+            let taken = contended(&what);
+            println!(
+                "{taken} permits taken in {what:?}, limit {}",
+                limiter_bench::LIMIT
+            );
+            return;
         }
         other => {
             eprintln!(
