@@ -147,6 +147,8 @@ enum Event {
         outcome: u8,
         /// The pace the dependency states with it (see [`pace_of`]).
         pace: u16,
+        /// The calls it says are left in its quota's window (0: it says nothing).
+        calls_left: u16,
     },
     /// A Retry-After hint.
     Hold { now: TimeStep, until: u64 },
@@ -204,6 +206,7 @@ fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
         stale,
         outcome: o,
         pace,
+        calls_left,
     } = event
     else {
         return None;
@@ -220,7 +223,12 @@ fn sample_of(event: Event, current: Epoch, now: &mut u64) -> Option<Sample> {
         epoch,
         in_flight: u32::from(in_flight),
     };
-    Some(Sample::new(admission, Instant::from_micros(*now), outcome(o)).with_pace(pace_of(pace)))
+    let sample = Sample::new(admission, Instant::from_micros(*now), outcome(o));
+    Some(
+        sample
+            .with_pace(pace_of(pace))
+            .with_calls_left(u32::from(calls_left)),
+    )
 }
 
 /// Checks one step's invariants: bounds, one cut per round trip, nothing moves on `Ignore`.
@@ -444,6 +452,7 @@ pub fn fixed_vs_float(data: &[u8]) {
                 stale,
                 outcome,
                 pace,
+                calls_left,
             } => Event::Sample {
                 admitted: forward(admitted),
                 completed: forward(completed),
@@ -451,6 +460,7 @@ pub fn fixed_vs_float(data: &[u8]) {
                 stale,
                 outcome,
                 pace,
+                calls_left,
             },
             Event::Hold { now, until } => Event::Hold {
                 now: forward(now),
@@ -572,6 +582,64 @@ struct Model {
     /// sign halves the limit if it is a fresh held success, and makes a fresh cut at least a
     /// cut to half.
     starting: bool,
+    /// The client's share of a quota, from its documentation (the module `share` of the core).
+    quota: QuotaSeen,
+}
+
+/// What the model has seen of a quota's remaining-calls counts: the window's first count and
+/// the lowest since (`None`: no count yet), the client's own answers with a count since the
+/// first, its share in 65,536ths (rounded down, at least one, at most 65,536; `None`: not
+/// measured), the highest limit a ceiling lowered in this window and in the last window that
+/// had one (0: none).
+#[derive(Clone, Copy, Debug, Default)]
+struct QuotaSeen {
+    window: Option<(u32, u32)>,
+    own: u32,
+    share: Option<u64>,
+    lowered_from: u32,
+    back_to: u32,
+}
+
+impl QuotaSeen {
+    /// An answer's count: a count above the lowest by more than half the window's spending
+    /// plus one starts a new window; any other adds an answer of the client's, and with two or
+    /// more and a count that fell, measures the share.
+    fn answer(&mut self, left: u32) {
+        if left == 0 {
+            return;
+        }
+        match self.window {
+            Some((first, lowest))
+                if u64::from(left) <= u64::from(lowest) + u64::from(first - lowest) / 2 + 1 =>
+            {
+                let lowest = lowest.min(left);
+                self.window = Some((first, lowest));
+                self.own += 1;
+                if self.own >= 2 && first > lowest {
+                    let share = (u64::from(self.own) << 16) / u64::from(first - lowest);
+                    self.share = Some(share.clamp(1, 65_536));
+                }
+            }
+            _ => {
+                self.window = Some((left, left));
+                self.own = 0;
+                if self.lowered_from > 0 {
+                    self.back_to = std::mem::take(&mut self.lowered_from);
+                }
+            }
+        }
+    }
+
+    /// The client's part of `pace`: the pace at a share of 15/16 or more, else the pace times
+    /// the share, rounded up.
+    fn part(&self, pace: u32) -> Option<u32> {
+        let share = self.share?;
+        Some(if share >= 61_440 {
+            pace
+        } else {
+            u32::try_from((u64::from(pace) * share).div_ceil(65_536)).expect("below the pace")
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -977,7 +1045,45 @@ impl Model {
         Change::Decreased
     }
 
+    /// The ceiling a stated pace with a count sets, once a share is measured: the client's
+    /// part of it (no growth passes it).
+    fn ceiling(&self, s: &Sample) -> Option<u32> {
+        if s.pace == 0 || s.calls_left == 0 {
+            return None;
+        }
+        self.quota.part(s.pace)
+    }
+
+    /// A sample: the quota's count first (with the probe, not an ignored answer's), then the
+    /// rules of [`Model::rules`], then a limit above the sample's ceiling (at least the floor)
+    /// is lowered to it, on an answer of the epoch current by then, as a decrease without a
+    /// cut: a new epoch, growth held for the cooldown.
     fn sample(&mut self, s: &Sample) -> Change {
+        let counted = self.speed.doubles && s.outcome != Outcome::Ignore;
+        if counted {
+            self.quota.answer(s.calls_left);
+        }
+        let change = self.rules(s);
+        if !counted || s.admission.epoch.0 != self.epoch {
+            return change;
+        }
+        let Some(ceiling) = self.ceiling(s) else {
+            return change;
+        };
+        let whole = self.limit.whole();
+        if ceiling.max(self.p.min) >= whole {
+            return change;
+        }
+        self.quota.lowered_from = self.quota.lowered_from.max(whole);
+        self.limit = Q32::from_u32(ceiling.max(self.p.min));
+        self.epoch = self.epoch.wrapping_add(1);
+        let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
+        self.hold_until = self.hold_until.max(self.elapsed.saturating_add(cooldown));
+        Change::Decreased
+    }
+
+    /// AIMD's other rules, for one sample.
+    fn rules(&mut self, s: &Sample) -> Change {
         let elapsed = self.observe(s.completed_at.as_micros());
         self.count(s);
         match s.outcome {
@@ -1089,18 +1195,36 @@ impl Model {
                             self.starting,
                         );
                         if self.speed.doubles && s.pace > 0 {
-                            // A stated pace: straight to it, up to the unit below the knee.
+                            // A stated pace: straight to it, up to the unit below the knee;
+                            // with a count, where the client shares the quota (a measured
+                            // share below 15/16), its part of it, no higher than the highest
+                            // level a ceiling lowered in the last window that had one.
+                            let pace = match (s.calls_left, self.quota.share) {
+                                (1.., Some(share)) if share < 61_440 => {
+                                    let part = self.quota.part(s.pace).expect("a share");
+                                    part.min(self.quota.back_to)
+                                }
+                                _ => s.pace,
+                            };
                             let knee = self.speed.knee;
-                            let to = if knee > 0 && s.pace >= knee {
+                            let to = if knee > 0 && pace >= knee {
                                 knee - 1
                             } else {
-                                s.pace
+                                pace
                             };
                             back_to = back_to.max(to);
                         }
                         let mut grown = self.limit.grow(step);
                         if back_to > grown.whole() {
                             grown = Q32::from_u32(back_to);
+                        }
+                        // Never past a stated pace's ceiling; at it already, no growth.
+                        match self.ceiling(s) {
+                            Some(c) if grown.whole() > c && c > self.limit.whole() => {
+                                grown = Q32::from_u32(c);
+                            }
+                            Some(c) if grown.whole() > c => grown = self.limit,
+                            _ => {}
                         }
                         let grown = grown.clamp_to(self.p.min, self.p.max);
                         if grown == self.limit {
@@ -1175,6 +1299,7 @@ pub fn controller_rounds(data: &[u8]) {
             stale: b % 32 == 5,
             outcome,
             pace: 0,
+            calls_left: 0,
         })
     };
     drive_against_model::<1>(&plain, round_trips);
@@ -1195,6 +1320,7 @@ pub fn controller_quota(data: &[u8]) {
         // The round under way: its limit, the calls it serves, the calls emitted so far, and
         // the pace its answers state (as `Event::Sample::pace` encodes it; 0: none).
         let mut round = (0u32, 0u32, 0u32, 0u16);
+        let mut spend = 1;
         move |limit: u32, _| {
             while round.2 >= round.0 {
                 let byte = bytes.next()?;
@@ -1210,6 +1336,7 @@ pub fn controller_quota(data: &[u8]) {
                 };
                 let pace = u16::try_from(stated * 3).unwrap_or(0);
                 round = (calls, served, 0, pace);
+                spend = 1 + u32::from(byte % 4);
             }
             let (calls, served, emitted, pace) = round;
             round.2 += 1;
@@ -1221,6 +1348,14 @@ pub fn controller_quota(data: &[u8]) {
                 stale: limit < calls,
                 outcome: if emitted < served { 2 } else { 0 },
                 pace,
+                // A stating round's answers count down the account's calls left, `spend` of
+                // them for each answer of this client's (its share: a whole, a half, a third or
+                // a quarter); each stating round starts a window of its own.
+                calls_left: if pace > 0 {
+                    u16::try_from(1_000u32.saturating_sub(emitted * spend)).unwrap_or(0)
+                } else {
+                    0
+                },
             })
         }
     }
@@ -1263,6 +1398,7 @@ fn drive_against_model<const P: usize>(
         recent: Vec::new(),
         tally: None,
         starting: plain.fast_start,
+        quota: QuotaSeen::default(),
     };
     let mut now = 0;
     let mut i = 0;

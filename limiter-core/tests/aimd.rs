@@ -1601,6 +1601,73 @@ fn a_stated_pace_takes_the_limit_straight_to_it_up_to_the_unit_below_the_knee() 
     assert_eq!(compact.limit(), 4);
 }
 
+/// A success admitted at `at` µs with `in_flight` in flight, 100 ms long, stating `pace` for
+/// `left` calls left in the provider's window.
+fn counted<C: Controller>(c: &mut C, at: u64, in_flight: u32, pace: u32, left: u32) -> Change {
+    let sample = sample_of(c, at, 100 * MS, in_flight, Outcome::Success);
+    c.on_sample(&sample.with_pace(pace).with_calls_left(left))
+}
+
+#[test]
+fn a_client_that_spends_a_tenth_of_an_accounts_quota_takes_a_tenth_of_its_pace() {
+    let config = AimdConfig::default().initial(30).bounds(1, 200);
+    let mut aimd = AimdF32::new(config).unwrap();
+    // The account's count falls by ten for each answer of this client's; until two of its own
+    // answers measure that, a pace of 400 is the client's own: straight to it.
+    assert_eq!(counted(&mut aimd, 0, 30, 400, 1_000), Change::Increased);
+    assert_eq!(aimd.limit(), 200); // the ceiling
+    counted(&mut aimd, 0, 30, 400, 990);
+    assert_eq!(aimd.limit(), 200);
+    // The second answer measures a tenth: the part, 40, is a ceiling, and lowers the limit as a
+    // decrease (a new epoch), once per round trip.
+    let epoch = aimd.epoch();
+    assert_eq!(counted(&mut aimd, 0, 200, 400, 980), Change::Decreased);
+    assert_eq!((aimd.limit(), aimd.epoch().0), (40, epoch.0 + 1));
+    // Later in the window the account is left less than it spends: a pace of 18 for the
+    // account, a part of 2. A sample admitted before the last decrease does not lower again;
+    // one of the current round trip does.
+    let stale = Sample::new(
+        Admission {
+            epoch,
+            ..Admission::new(&aimd, Instant::from_millis(400), 40)
+        },
+        Instant::from_millis(500),
+        Outcome::Success,
+    );
+    assert_eq!(
+        aimd.on_sample(&stale.with_pace(18).with_calls_left(970)),
+        Change::Unchanged
+    );
+    assert_eq!(counted(&mut aimd, 400 * MS, 40, 18, 960), Change::Decreased);
+    assert_eq!(aimd.limit(), 2);
+    // The window resets (the count is back near the quota): at the part of the new pace, up
+    // to the highest level lowered in the last window (200), not to the account's pace.
+    assert_eq!(
+        counted(&mut aimd, 1_000 * MS, 2, 400, 1_990),
+        Change::Increased
+    );
+    assert_eq!(aimd.limit(), 40);
+    // Growth never passes the part: within its unit, and then no further.
+    let mut last = Change::Increased;
+    for left in (1_500..1_980).rev().step_by(10) {
+        last = counted(&mut aimd, 1_100 * MS, 40, 400, left);
+    }
+    assert_eq!((last, aimd.limit()), (Change::Unchanged, 40));
+    // An ignored answer changes nothing, the count included.
+    let ignored = sample_of(&aimd, 1_200 * MS, 100 * MS, 40, Outcome::Ignore);
+    assert_eq!(
+        aimd.on_sample(&ignored.with_pace(1).with_calls_left(1_970)),
+        Change::Unchanged
+    );
+    assert_eq!(aimd.limit(), 40);
+    // The compact AIMD has no probe: neither a jump nor a ceiling.
+    let mut compact = AimdFixedCompact::new(config).unwrap();
+    for left in [1_000, 990, 980] {
+        counted(&mut compact, 0, 30, 20, left);
+    }
+    assert!(compact.limit() >= 30);
+}
+
 /// A quick refusal admitted at `at` µs with `in_flight` in flight, answered 1 ms later.
 fn complete_refusal<C: Controller>(c: &mut C, at: u64, in_flight: u32) -> Change {
     c.on_sample(&sample_of(c, at, MS, in_flight, Outcome::Overload))

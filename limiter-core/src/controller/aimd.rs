@@ -8,6 +8,7 @@ use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
 use super::probe::Probe;
+use super::share::QuotaShare;
 use super::tally::Tally;
 use super::{Change, Controller, ControllerStats, Epoch, Sample};
 use crate::config::ConfigError;
@@ -392,6 +393,13 @@ impl AimdConfig {
 ///   instead of about ten (the simulator's `drop-and-recover`: 128 refusals instead of 222;
 ///   `oscillating`: 370 instead of 543; `quota-phases`: 112 instead of 155). A quick refusal's
 ///   cut sized so also sets the knee at one above what that round kept. See the module `tally`.
+/// - **A stated pace, at the client's part** (with the probe): a provider's remaining-quota
+///   headers state the concurrency that spends its calls by the reset ([`Sample::pace`]); a
+///   growth sample goes straight to it. Where the answers also state the calls left
+///   ([`Sample::calls_left`]), the client measures its share of the account's calls from the
+///   count and takes its part of the pace, which is also a ceiling: ten clients of one account
+///   no longer each take the whole account's pace. See the modules `probe` (rule 8) and
+///   `share`.
 /// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.
@@ -448,6 +456,9 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32, const PROBES: usize = 
     /// What the last cut round kept, for the depth of the next cut (see [`Tally`]): with the
     /// probe only.
     tally: [Tally; PROBES],
+    /// The client's share of a provider's quota, for its part of a stated pace (see
+    /// [`QuotaShare`]): with the probe only.
+    share: [QuotaShare; PROBES],
     /// Where congestion last appeared and the dwell below it (see [`Knee`]).
     knee: Knee,
 }
@@ -589,6 +600,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             slow_recent: 0,
             probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
+            share: [QuotaShare::new(); PROBES],
             knee: Knee::new(config.bounds.initial),
         }
     }
@@ -837,6 +849,62 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         change
     }
 
+    /// The ceiling `sample`'s stated pace sets (see [`QuotaShare`], rule 1): `u32::MAX` for
+    /// none.
+    fn ceiling(&self, sample: &Sample) -> u32 {
+        self.share
+            .first()
+            .and_then(|share| share.ceiling(sample.pace, sample.calls_left))
+            .unwrap_or(u32::MAX)
+    }
+
+    /// `grown`, unless it passes `ceiling`: then the ceiling, or the limit as it is where that is
+    /// at the ceiling already (an increase never lowers the limit).
+    fn within(&self, grown: V, ceiling: u32) -> V {
+        if grown.whole() <= ceiling {
+            grown
+        } else if ceiling > self.limit.whole() {
+            V::from_u32(ceiling)
+        } else {
+            self.limit
+        }
+    }
+
+    /// A limit above `sample`'s ceiling (at least the floor) is lowered to it, on a sample of
+    /// the current epoch (once per round trip), as a decrease without a cut: no knee, no tally,
+    /// growth held for the cooldown. Not on an ignored sample. (No increase passes the
+    /// ceiling, so the limit was above it before the sample.)
+    fn lower_to_ceiling(&mut self, sample: &Sample, elapsed: u64) -> Option<Change> {
+        if sample.outcome == Outcome::Ignore || sample.admission.epoch != self.epoch {
+            return None;
+        }
+        let (ceiling, whole) = (self.ceiling(sample), self.limit.whole());
+        if ceiling.max(self.config.bounds.min) >= whole {
+            return None;
+        }
+        self.share.first_mut()?.lowered(whole);
+        Some(self.decrease_to(V::from_u32(ceiling), elapsed))
+    }
+
+    /// Counts `sample` where the probe keeps counts: in the tally of the last cut round, and
+    /// (not an ignored one) the calls left it states, for the client's share of a quota.
+    fn count(&mut self, sample: &Sample) {
+        if let Some(tally) = self.tally.first_mut() {
+            let admission = &sample.admission;
+            tally.sample(
+                admission.epoch,
+                self.epoch,
+                admission.in_flight,
+                sample.outcome,
+            );
+        }
+        if sample.outcome != Outcome::Ignore {
+            if let Some(share) = self.share.first_mut() {
+                share.observe(sample.calls_left);
+            }
+        }
+    }
+
     /// Whether the baseline is remembered (a [`LatencySignal::Baseline`] with memory): only
     /// then do drains and low rounds have a remembered baseline to correct.
     const fn remembers(&self) -> bool {
@@ -924,6 +992,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     fn drain(&mut self, sample: &Sample, elapsed: u64) -> Change {
         let fresh = sample.admission.epoch == self.epoch;
         let trusted = self.remembers() && self.window.len() >= self.min_samples();
+        let ceiling = self.ceiling(sample);
         let (whole, min, max) = (
             self.limit.whole(),
             self.config.bounds.min,
@@ -940,7 +1009,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             let Some(saved) = probe.finish_drain(elapsed) else {
                 return Change::Unchanged;
             };
-            let restored = V::from_u32(saved).clamp_to(min, max);
+            let restored = V::from_u32(saved.min(ceiling)).clamp_to(min, max);
             if restored.to_q16() <= self.limit.to_q16() {
                 return Change::Unchanged;
             }
@@ -1030,7 +1099,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             back_to = self.knee.return_to(whole, served);
             // A pace the dependency stated: straight to it, up to the unit below the last knee
             // (see `Probe`, rule 8).
-            back_to = back_to.max(stated_pace(sample.pace, knee));
+            // A client's part of it, where others spend the same quota (see `QuotaShare`).
+            let pace = self
+                .share
+                .first()
+                .map_or(0, |share| share.jump(sample.pace, sample.calls_left));
+            back_to = back_to.max(stated_pace(pace, knee));
         }
         step = Ratio::from_bits(bits.min(u64::from(MAX_STEP.to_bits())) as u32);
         if self.knee.count(whole) {
@@ -1042,7 +1116,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         if back_to > grown.whole() {
             grown = V::from_u32(back_to);
         }
-        let grown = grown.clamp_to(self.config.bounds.min, self.config.bounds.max);
+        let grown = self
+            .within(grown, self.ceiling(sample))
+            .clamp_to(self.config.bounds.min, self.config.bounds.max);
         if grown == self.limit {
             return Change::Unchanged; // at the ceiling
         }
@@ -1063,15 +1139,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
 
     fn on_sample(&mut self, sample: &Sample) -> Change {
         let elapsed = self.observe(sample.completed_at);
-        if let Some(tally) = self.tally.first_mut() {
-            let admission = &sample.admission;
-            tally.sample(
-                admission.epoch,
-                self.epoch,
-                admission.in_flight,
-                sample.outcome,
-            );
-        }
+        self.count(sample);
         // A congestion signal is a fraction `(part, whole)` the limit is cut to, within
         // [deepest_cut, backoff]: for a latency over the threshold (a success's, or with the
         // probe a refusal's), threshold over latency; a quick overload is a share of 1, which is
@@ -1179,6 +1247,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 drained => drained,
             },
         };
+        let change = self.lower_to_ceiling(sample, elapsed).unwrap_or(change);
         self.at_floor.observe(
             self.limit.whole() <= self.config.bounds.min,
             sample.completed_at,

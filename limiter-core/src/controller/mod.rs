@@ -13,6 +13,7 @@ mod gradient;
 mod knee;
 mod level;
 mod probe;
+mod share;
 mod tally;
 mod vegas;
 pub(crate) mod window;
@@ -95,6 +96,10 @@ pub struct Sample {
     /// its reset (see [`QuotaLeft::concurrency`](crate::QuotaLeft::concurrency)). The probing
     /// AIMD grows straight to it (up to the last knee), as fast as the provider says it may.
     pub pace: u32,
+    /// The calls the provider's quota headers said were left in its window with this answer
+    /// (0 if they said nothing): with [`pace`](Self::pace), what lets the probing AIMD tell its
+    /// own share of a quota that several clients spend (see [`QuotaLeft`](crate::QuotaLeft)).
+    pub calls_left: u32,
 }
 
 impl Sample {
@@ -106,6 +111,7 @@ impl Sample {
             completed_at,
             outcome,
             pace: 0,
+            calls_left: 0,
         }
     }
 
@@ -123,6 +129,29 @@ impl Sample {
     /// ```
     pub const fn with_pace(mut self, pace: u32) -> Self {
         self.pace = pace;
+        self
+    }
+
+    /// The same sample, with the calls the provider said were left in its window (see
+    /// [`Sample::calls_left`]). The probing AIMD measures from successive counts what part of
+    /// them the client spends, and takes that part of a stated pace.
+    ///
+    /// ```
+    /// use limiter_core::{Admission, AimdConfig, AimdF32, Controller, Instant, Outcome, Sample};
+    ///
+    /// let mut aimd = AimdF32::new(AimdConfig::default().initial(60))?;
+    /// // The account's count falls by ten calls for each answer of this client's: its share is
+    /// // a tenth, and its part of the pace of 400 stated for the whole account is 40.
+    /// for left in [1_000, 990, 980] {
+    ///     let admitted = Admission::new(&aimd, Instant::from_millis(0), 60);
+    ///     let answer = Sample::new(admitted, Instant::from_millis(100), Outcome::Success);
+    ///     aimd.on_sample(&answer.with_pace(400).with_calls_left(left));
+    /// }
+    /// assert_eq!(aimd.limit(), 40);
+    /// # Ok::<(), limiter_core::ConfigError>(())
+    /// ```
+    pub const fn with_calls_left(mut self, calls: u32) -> Self {
+        self.calls_left = calls;
         self
     }
 

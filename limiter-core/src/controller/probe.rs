@@ -208,12 +208,14 @@
 //!    the limit straight to it, up to the unit below the last knee, whatever found it: where
 //!    the provider refused calls before, it refused what its own pace allowed, and where
 //!    latency rose it was busy, and the knee knows better than the header (the limit goes on
-//!    past the knee as growth does, not by the header's word). That is the case of a quota shared by several clients (one account, several
-//!    services): its header counts every client's calls, so each one's pace is the whole
-//!    account's; the first jump overshoots, the refusals set each client's knee, and the knee
-//!    bounds every later jump. A pace at or below the limit does nothing more than the
-//!    success it came with (the quota's hold when nearly spent and its pause when spent are
-//!    the advice's, see [`QuotaHint::advice`](crate::QuotaHint::advice)), and a pace stated
+//!    past the knee as growth does, not by the header's word). A quota shared by several
+//!    clients (one account, several services) counts every client's calls, so each one's pace
+//!    is the whole account's: where the answers also state the count left, a client measures
+//!    its share of the account's calls from it and takes its part of the pace, which is then
+//!    also a ceiling (see the module `share`). Otherwise a pace at or below the limit does
+//!    nothing more than the success it came with (the quota's hold when nearly spent and its
+//!    pause when spent are the advice's, see [`QuotaHint::advice`](crate::QuotaHint::advice)),
+//!    and a pace stated
 //!    for a window about to reset (no longer than the call) is none: every call sent now lands
 //!    in this window, and says nothing of the next; nor is a reset the header parser cut to
 //!    its bound (a daily quota's: a pace over the bound would spend a day's calls in

@@ -156,11 +156,11 @@ impl<R: GateRef> Permit<R> {
         let at = self.gate.now();
         let sample = Sample::new(self.admission, at, verdict.outcome);
         let latency = Duration::from_micros(sample.latency_micros());
-        let pace = verdict
-            .quota_left
-            .and_then(|left| left.concurrency(latency))
-            .unwrap_or(0);
-        self.record_sample(sample.with_pace(pace));
+        let (pace, calls) = verdict.quota_left.map_or((0, 0), |left| {
+            let pace = left.concurrency(latency).unwrap_or(0);
+            (pace, u32::try_from(left.calls).unwrap_or(u32::MAX))
+        });
+        self.record_sample(sample.with_pace(pace).with_calls_left(calls));
     }
 
     fn record_sample(mut self, sample: Sample) {
