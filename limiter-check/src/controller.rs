@@ -609,13 +609,17 @@ impl QuotaSeen {
             return;
         }
         match self.window {
+            // Far below the lowest at once (by more than half the first count): an answer from
+            // before the window, left out.
+            Some((first, lowest)) if u64::from(left) + u64::from(first / 2) < u64::from(lowest) => {
+            }
             Some((first, lowest))
                 if u64::from(left) <= u64::from(lowest) + u64::from(first - lowest) / 2 + 1 =>
             {
                 let lowest = lowest.min(left);
                 self.window = Some((first, lowest));
                 self.own += 1;
-                if self.own >= 2 && first > lowest {
+                if self.own >= 4 && first > lowest {
                     let share = (u64::from(self.own) << 16) / u64::from(first - lowest);
                     self.share = Some(share.clamp(1, 65_536));
                 }
@@ -1075,7 +1079,7 @@ impl Model {
             return change;
         }
         self.quota.lowered_from = self.quota.lowered_from.max(whole);
-        self.limit = Q32::from_u32(ceiling.max(self.p.min));
+        self.limit = Q32::from_u32(ceiling).clamp_to(self.p.min, self.p.max);
         self.epoch = self.epoch.wrapping_add(1);
         let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
         self.hold_until = self.hold_until.max(self.elapsed.saturating_add(cooldown));

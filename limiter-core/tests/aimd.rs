@@ -1610,18 +1610,20 @@ fn counted<C: Controller>(c: &mut C, at: u64, in_flight: u32, pace: u32, left: u
 
 #[test]
 fn a_client_that_spends_a_tenth_of_an_accounts_quota_takes_a_tenth_of_its_pace() {
-    let config = AimdConfig::default().initial(30).bounds(1, 200);
+    let config = AimdConfig::default().initial(30).bounds(1, 500);
     let mut aimd = AimdF32::new(config).unwrap();
-    // The account's count falls by ten for each answer of this client's; until two of its own
-    // answers measure that, a pace of 400 is the client's own: straight to it.
+    // The account's count falls by ten for each answer of this client's; until four of its own
+    // answers after the first measure that, a pace of 400 is the client's own: straight to it.
     assert_eq!(counted(&mut aimd, 0, 30, 400, 1_000), Change::Increased);
-    assert_eq!(aimd.limit(), 200); // the ceiling
-    counted(&mut aimd, 0, 30, 400, 990);
-    assert_eq!(aimd.limit(), 200);
-    // The second answer measures a tenth: the part, 40, is a ceiling, and lowers the limit as a
-    // decrease (a new epoch), once per round trip.
+    assert_eq!(aimd.limit(), 400);
+    for left in [990, 980, 970] {
+        counted(&mut aimd, 0, 400, 400, left);
+    }
+    assert_eq!(aimd.limit(), 400);
+    // The fourth measures a tenth: the part, 40, is a ceiling, which lowers the limit above it,
+    // as a decrease (a new epoch).
     let epoch = aimd.epoch();
-    assert_eq!(counted(&mut aimd, 0, 200, 400, 980), Change::Decreased);
+    assert_eq!(counted(&mut aimd, 0, 400, 400, 960), Change::Decreased);
     assert_eq!((aimd.limit(), aimd.epoch().0), (40, epoch.0 + 1));
     // Later in the window the account is left less than it spends: a pace of 18 for the
     // account, a part of 2. A sample admitted before the last decrease does not lower again;
@@ -1629,43 +1631,53 @@ fn a_client_that_spends_a_tenth_of_an_accounts_quota_takes_a_tenth_of_its_pace()
     let stale = Sample::new(
         Admission {
             epoch,
-            ..Admission::new(&aimd, Instant::from_millis(400), 40)
+            ..Admission::new(&aimd, Instant::from_millis(100), 400)
         },
-        Instant::from_millis(500),
+        Instant::from_millis(200),
         Outcome::Success,
     );
     assert_eq!(
-        aimd.on_sample(&stale.with_pace(18).with_calls_left(970)),
+        aimd.on_sample(&stale.with_pace(18).with_calls_left(950)),
         Change::Unchanged
     );
-    assert_eq!(counted(&mut aimd, 400 * MS, 40, 18, 960), Change::Decreased);
+    assert_eq!(aimd.limit(), 40);
+    assert_eq!(counted(&mut aimd, 300 * MS, 40, 18, 940), Change::Decreased);
     assert_eq!(aimd.limit(), 2);
-    // The window resets (the count is back near the quota): at the part of the new pace, up
-    // to the highest level lowered in the last window (200), not to the account's pace.
+    // Back at a pace whose part is 40: growth from 2, but no jump within the window.
+    assert_eq!(counted(&mut aimd, 400 * MS, 2, 400, 930), Change::Increased);
+    assert!(aimd.limit() < 4);
+    // The window resets (the count is back near the quota): straight to the part of a new
+    // pace (a hundred of 1,000), not to the account's pace; and up to the highest level the
+    // last window's ceilings lowered (400) where the part is above it (800 of 8,000).
     assert_eq!(
-        counted(&mut aimd, 1_000 * MS, 2, 400, 1_990),
+        counted(&mut aimd, 1_500 * MS, 3, 1_000, 1_990),
         Change::Increased
     );
-    assert_eq!(aimd.limit(), 40);
-    // Growth never passes the part: within its unit, and then no further.
-    let mut last = Change::Increased;
-    for left in (1_500..1_980).rev().step_by(10) {
-        last = counted(&mut aimd, 1_100 * MS, 40, 400, left);
+    assert_eq!(aimd.limit(), 100);
+    // At the part, successes do not grow past it.
+    for left in [1_985, 1_984, 1_983] {
+        counted(&mut aimd, 1_550 * MS, 100, 1_000, left);
+        assert_eq!(aimd.limit(), 100);
     }
-    assert_eq!((last, aimd.limit()), (Change::Unchanged, 40));
-    // An ignored answer changes nothing, the count included.
-    let ignored = sample_of(&aimd, 1_200 * MS, 100 * MS, 40, Outcome::Ignore);
+    assert_eq!(
+        counted(&mut aimd, 1_600 * MS, 100, 8_000, 1_980),
+        Change::Increased
+    );
+    assert_eq!(aimd.limit(), 400);
+    // An ignored answer changes nothing.
+    let (limit, epoch) = (aimd.limit(), aimd.epoch());
+    let ignored = sample_of(&aimd, 1_700 * MS, 100 * MS, 400, Outcome::Ignore);
     assert_eq!(
         aimd.on_sample(&ignored.with_pace(1).with_calls_left(1_970)),
         Change::Unchanged
     );
-    assert_eq!(aimd.limit(), 40);
+    assert_eq!((aimd.limit(), aimd.epoch()), (limit, epoch));
     // The compact AIMD has no probe: neither a jump nor a ceiling.
     let mut compact = AimdFixedCompact::new(config).unwrap();
-    for left in [1_000, 990, 980] {
+    for left in [1_000, 990, 980, 970, 960, 950] {
         counted(&mut compact, 0, 30, 20, left);
     }
-    assert!(compact.limit() >= 30);
+    assert_eq!(compact.limit(), 30);
 }
 
 /// A quick refusal admitted at `at` µs with `in_flight` in flight, answered 1 ms later.

@@ -647,8 +647,8 @@ fn late_joiner(n: usize, params: &Params) -> Scenario {
 ///
 /// With `hints`, the quota is counted over 1 s windows (the same rate) and every answer carries
 /// the provider's remaining-quota headers: the calls left are the whole account's, so each
-/// client's stated pace is the account's, not its share (what a client learns from the headers
-/// alone overstates its room `n` times over).
+/// client's stated pace is the account's, not its share (the pace alone overstates its room `n`
+/// times over; the count falling by the account's calls tells it its share).
 fn shared_quota(params: &Params, hints: bool) -> Scenario {
     let n = params.clients.unwrap_or(10).max(1);
     let until = params.duration(21 * S);

@@ -397,9 +397,10 @@ impl AimdConfig {
 ///   headers state the concurrency that spends its calls by the reset ([`Sample::pace`]); a
 ///   growth sample goes straight to it. Where the answers also state the calls left
 ///   ([`Sample::calls_left`]), the client measures its share of the account's calls from the
-///   count and takes its part of the pace, which is also a ceiling: ten clients of one account
-///   no longer each take the whole account's pace. See the modules `probe` (rule 8) and
-///   `share`.
+///   count and takes its part of the pace, which is also a ceiling; only a client alone jumps
+///   straight to the pace, one that shares the quota at most back to where the last window's
+///   ceilings found it. Ten clients of one account no longer each take the whole account's
+///   pace. See the modules `probe` (rule 8) and `share`.
 /// - **Holds**: growth pauses for `cooldown` after each cut, and until any `Retry-After` hint.
 /// - **Bounds**: the limit stays within `[min, max]`, whatever the input.
 /// - [`Outcome::Ignore`] (client errors, cancellations) changes nothing.

@@ -94,7 +94,8 @@ pub struct Sample {
     /// The concurrency the dependency said it serves at this call's latency, 0 if it said
     /// nothing: the pace of a provider's quota, the calls left in its window over the time to
     /// its reset (see [`QuotaLeft::concurrency`](crate::QuotaLeft::concurrency)). The probing
-    /// AIMD grows straight to it (up to the last knee), as fast as the provider says it may.
+    /// AIMD grows straight to it (up to the last knee), as fast as the provider says it may;
+    /// where [`calls_left`](Self::calls_left) is stated too, to its part of it (and no higher).
     pub pace: u32,
     /// The calls the provider's quota headers said were left in its window with this answer
     /// (0 if they said nothing): with [`pace`](Self::pace), what lets the probing AIMD tell its
@@ -139,15 +140,21 @@ impl Sample {
     /// ```
     /// use limiter_core::{Admission, AimdConfig, AimdF32, Controller, Instant, Outcome, Sample};
     ///
-    /// let mut aimd = AimdF32::new(AimdConfig::default().initial(60))?;
+    /// let mut aimd = AimdF32::new(AimdConfig::default())?;
     /// // The account's count falls by ten calls for each answer of this client's: its share is
-    /// // a tenth, and its part of the pace of 400 stated for the whole account is 40.
-    /// for left in [1_000, 990, 980] {
-    ///     let admitted = Admission::new(&aimd, Instant::from_millis(0), 60);
-    ///     let answer = Sample::new(admitted, Instant::from_millis(100), Outcome::Success);
+    /// // a tenth, and its part of the pace of 400 stated for the whole account is 40: a ceiling,
+    /// // which lowers a limit above it (once per round trip).
+    /// let mut limits = Vec::new();
+    /// for (round, left) in [1_000, 990, 980, 970, 960, 950, 940].into_iter().enumerate() {
+    ///     let at = Instant::from_millis(100 * round as u64);
+    ///     let admitted = Admission::new(&aimd, at, aimd.limit());
+    ///     let answer = Sample::new(admitted, at.saturating_add_micros(100_000), Outcome::Success);
     ///     aimd.on_sample(&answer.with_pace(400).with_calls_left(left));
+    ///     limits.push(aimd.limit());
     /// }
-    /// assert_eq!(aimd.limit(), 40);
+    /// // Until four answers of its own measure the share, the pace is taken as the client's
+    /// // own: straight to it, up to the bound of 64. Then down to its part.
+    /// assert_eq!(limits, [64, 64, 64, 64, 40, 40, 40]);
     /// # Ok::<(), limiter_core::ConfigError>(())
     /// ```
     pub const fn with_calls_left(mut self, calls: u32) -> Self {

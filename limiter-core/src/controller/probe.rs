@@ -208,23 +208,26 @@
 //!    the limit straight to it, up to the unit below the last knee, whatever found it: where
 //!    the provider refused calls before, it refused what its own pace allowed, and where
 //!    latency rose it was busy, and the knee knows better than the header (the limit goes on
-//!    past the knee as growth does, not by the header's word). A quota shared by several
-//!    clients (one account, several services) counts every client's calls, so each one's pace
-//!    is the whole account's: where the answers also state the count left, a client measures
-//!    its share of the account's calls from it and takes its part of the pace, which is then
-//!    also a ceiling (see the module `share`). Otherwise a pace at or below the limit does
-//!    nothing more than the success it came with (the quota's hold when nearly spent and its
-//!    pause when spent are the advice's, see [`QuotaHint::advice`](crate::QuotaHint::advice)),
-//!    and a pace stated
-//!    for a window about to reset (no longer than the call) is none: every call sent now lands
-//!    in this window, and says nothing of the next; nor is a reset the header parser cut to
-//!    its bound (a daily quota's: a pace over the bound would spend a day's calls in
-//!    minutes). Seeds 1 / 2 / 3 of `cargo run --release -p
-//!    limiter-sim -- --format json`: quota-window-hints (500 calls per 1 s window, every answer
-//!    with the headers) 86.5 → 97.3 % of the oracle's goodput, refusals 3.7 → 3.4 % of the
-//!    calls served; the limit reaches the quota's concurrency one round trip after the start
-//!    where additive growth took 1.9 s. No other row moved (no other scenario states a
-//!    quota).
+//!    past the knee as growth does, not by the header's word). A pace at or below the limit
+//!    does nothing more than the success it came with (the quota's hold when nearly spent and
+//!    its pause when spent are the advice's, see [`QuotaHint::advice`](crate::QuotaHint::advice)),
+//!    and a pace stated for a window about to reset (no longer than the call) is none: every
+//!    call sent now lands in this window, and says nothing of the next; nor is a reset the
+//!    header parser cut to its bound (a daily quota's: a pace over the bound would spend a
+//!    day's calls in minutes). Seeds 1 / 2 / 3 of `cargo run --release -p limiter-sim --
+//!    --format json`: quota-window-hints (500 calls per 1 s window, every answer with the
+//!    headers) 86.5 → 97.3 % of the oracle's goodput, refusals 3.7 → 3.4 % of the calls
+//!    served; the limit reaches the quota's concurrency one round trip after the start where
+//!    additive growth took 1.9 s.
+//!
+//!    Where the answers also state the calls left ([`calls_left`](crate::Sample::calls_left)),
+//!    the pace is the client's part of it, and a ceiling too (see the module `share`): a quota
+//!    shared by several clients (one account, several services) counts every client's calls,
+//!    so each one's pace is the whole account's, and a client measures its share of the
+//!    account's calls from the count. Its part lowers a limit above it, alone or not (a client
+//!    alone then spends its window evenly: quota-window-hints 97.3 → 99.3 %, refusals 3.4 →
+//!    0.8 %), and only a client alone jumps straight to the pace; one that shares the quota
+//!    jumps at most back to where the last window's ceilings found it.
 //!
 //! The knee and the dwell below it (rules 1, 3 and 4 read it) are kept in the module `knee`,
 //! which also counts the rounds; this module holds the step's doubling, the drains and the

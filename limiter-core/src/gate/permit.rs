@@ -130,7 +130,8 @@ impl<R: GateRef> Permit<R> {
     }
 
     /// Records `verdict`'s outcome, completing now, with the pace its quota hint states at this
-    /// call's latency (see [`Sample::pace`]), and none of its holds: for callers that apply a
+    /// call's latency and the calls it says are left (see [`Sample::pace`] and
+    /// [`Sample::calls_left`]), and none of its holds: for callers that apply a
     /// verdict's `Retry-After` and growth hold themselves (as [`Limiter::run`](crate::Limiter::run)
     /// does). [`Permit::record_verdict`] applies them, then records this.
     ///

@@ -327,7 +327,8 @@ where
     /// Waits for admission, runs `call` holding the permit, and records what `classify` makes
     /// of its output. A `Retry-After` in the verdict holds growth and holds admissions back
     /// until it has passed; the calls a provider's quota headers say are left set the pace the
-    /// probing AIMD may grow to at once ([`Sample::pace`](crate::Sample::pace)). Returns the
+    /// probing AIMD may grow to at once ([`Sample::pace`](crate::Sample::pace)), or its part of
+    /// it where others spend the same quota ([`Sample::calls_left`](crate::Sample::calls_left)). Returns the
     /// call's output, or [`QueueFull`] without running it. A
     /// call that panics or is dropped releases its permit as cancelled.
     pub async fn run<F, K>(&self, call: F, classify: K) -> Result<F::Output, QueueFull>
