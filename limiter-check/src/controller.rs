@@ -1058,16 +1058,16 @@ impl Model {
         self.quota.part(s.pace)
     }
 
-    /// A sample: the quota's count first (with the probe, not an ignored answer's), then the
+    /// A sample: the quota's count first (with the probe, an ignored answer's too), then the
     /// rules of [`Model::rules`], then a limit above the sample's ceiling (at least the floor)
     /// is lowered to it, on an answer of the epoch current by then, as a decrease without a
     /// cut: a new epoch, growth held for the cooldown.
     fn sample(&mut self, s: &Sample) -> Change {
-        let counted = self.speed.doubles && s.outcome != Outcome::Ignore;
-        if counted {
+        if self.speed.doubles {
             self.quota.answer(s.calls_left);
         }
         let change = self.rules(s);
+        let counted = self.speed.doubles && s.outcome != Outcome::Ignore;
         if !counted || s.admission.epoch.0 != self.epoch {
             return change;
         }

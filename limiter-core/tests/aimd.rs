@@ -1664,7 +1664,8 @@ fn a_client_that_spends_a_tenth_of_an_accounts_quota_takes_a_tenth_of_its_pace()
         Change::Increased
     );
     assert_eq!(aimd.limit(), 400);
-    // An ignored answer changes nothing.
+    // An ignored answer (a client error) moves nothing, even with a pace whose part is below
+    // the limit; but its count is the quota's, and counts.
     let (limit, epoch) = (aimd.limit(), aimd.epoch());
     let ignored = sample_of(&aimd, 1_700 * MS, 100 * MS, 400, Outcome::Ignore);
     assert_eq!(
@@ -1672,6 +1673,14 @@ fn a_client_that_spends_a_tenth_of_an_accounts_quota_takes_a_tenth_of_its_pace()
         Change::Unchanged
     );
     assert_eq!((aimd.limit(), aimd.epoch()), (limit, epoch));
+    // Six answers of its own since the window's mark (1,990), the ignored one among them, as
+    // the account spent 30: a fifth, whose part of 1,000 (200) lowers the limit. Without the
+    // ignored answer it would be a sixth (167).
+    assert_eq!(
+        counted(&mut aimd, 1_800 * MS, 400, 1_000, 1_960),
+        Change::Decreased
+    );
+    assert_eq!(aimd.limit(), 200);
     // The compact AIMD has no probe: neither a jump nor a ceiling.
     let mut compact = AimdFixedCompact::new(config).unwrap();
     for left in [1_000, 990, 980, 970, 960, 950] {

@@ -888,7 +888,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     }
 
     /// Counts `sample` where the probe keeps counts: in the tally of the last cut round, and
-    /// (not an ignored one) the calls left it states, for the client's share of a quota.
+    /// the calls left it states, for the client's share of a quota. An ignored answer's count
+    /// too: a client error spends the provider's quota as any call does (most providers count
+    /// it), and left out it would read the share low by the client's share of errors; it moves
+    /// nothing by itself (see `lower_to_ceiling`).
     fn count(&mut self, sample: &Sample) {
         if let Some(tally) = self.tally.first_mut() {
             let admission = &sample.admission;
@@ -899,10 +902,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 sample.outcome,
             );
         }
-        if sample.outcome != Outcome::Ignore {
-            if let Some(share) = self.share.first_mut() {
-                share.observe(sample.calls_left);
-            }
+        if let Some(share) = self.share.first_mut() {
+            share.observe(sample.calls_left);
         }
     }
 

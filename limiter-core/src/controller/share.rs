@@ -70,11 +70,15 @@
 //! 0.8 % of the calls served, goodput 97.3 → 99.3 % of the oracle's. No other row of the suite
 //! moved on seeds 1 to 3 but the `AIMD fast start` ones of the same two scenarios.
 //!
+//! Every answer with a count counts, an ignored one (a client error) too: most providers count
+//! those calls, and left out they would read the share low by the client's part of errors (a
+//! client alone with one call in sixteen refused as bad would have been taken for one that
+//! shares its quota). The ignored answer still moves no limit.
+//!
 //! What it does not see: a quota that falls to less than half between two windows (the new
 //! window's count rises less than half of what the last one spent, and the measure goes on,
-//! its share growing towards a whole), and answers the client ignores (client errors, which
-//! most providers count too: the share is low by their part). A share read too high makes the
-//! ceiling looser and, at a whole, the pace the client's own, as it was before the share.
+//! its share growing towards a whole). A share read too high makes the ceiling looser and, at
+//! a whole, the pace the client's own, as it was before the share.
 //!
 //! All integer: one 64-bit product and one 64-bit division per answer with a count.
 
