@@ -876,8 +876,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// growth held for the cooldown. Not on an ignored sample. (No increase passes the
     /// ceiling, so the limit was above it before the sample.)
     fn lower_to_ceiling(&mut self, sample: &Sample, elapsed: u64) -> Option<Change> {
-        if sample.outcome == Outcome::Ignore || sample.admission.epoch != self.epoch {
-            return None;
+        if sample.pace == 0
+            || sample.outcome == Outcome::Ignore
+            || sample.admission.epoch != self.epoch
+        {
+            return None; // no pace (the common case: one comparison), or not to act on
         }
         let (ceiling, whole) = (self.ceiling(sample), self.limit.whole());
         if ceiling.max(self.config.bounds.min) >= whole {
@@ -902,8 +905,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 sample.outcome,
             );
         }
-        if let Some(share) = self.share.first_mut() {
-            share.observe(sample.calls_left);
+        if sample.calls_left != 0 {
+            if let Some(share) = self.share.first_mut() {
+                share.observe(sample.calls_left);
+            }
         }
     }
 
@@ -994,7 +999,6 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     fn drain(&mut self, sample: &Sample, elapsed: u64) -> Change {
         let fresh = sample.admission.epoch == self.epoch;
         let trusted = self.remembers() && self.window.len() >= self.min_samples();
-        let ceiling = self.ceiling(sample);
         let (whole, min, max) = (
             self.limit.whole(),
             self.config.bounds.min,
@@ -1011,7 +1015,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             let Some(saved) = probe.finish_drain(elapsed) else {
                 return Change::Unchanged;
             };
-            let restored = V::from_u32(saved.min(ceiling)).clamp_to(min, max);
+            let restored = V::from_u32(saved.min(self.ceiling(sample))).clamp_to(min, max);
             if restored.to_q16() <= self.limit.to_q16() {
                 return Change::Unchanged;
             }
