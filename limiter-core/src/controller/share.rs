@@ -283,6 +283,38 @@ mod tests {
     }
 
     #[test]
+    fn the_level_to_go_back_to_outlives_a_window_that_lowered_nothing() {
+        let mut s = QuotaShare::new();
+        for left in [1_000, 990, 980, 970, 960] {
+            s.observe(left);
+        }
+        s.lowered(35);
+        // The next window lowers nothing: back to 35 at most (the part of 400 is 40).
+        for left in [1_990, 1_980] {
+            s.observe(left);
+        }
+        assert_eq!(s.jump(400, 1_980), 35);
+        // Nor does the one after: the level stands.
+        s.observe(2_990);
+        assert_eq!(s.jump(400, 2_990), 35);
+    }
+
+    #[test]
+    fn counts_at_the_top_of_the_range_neither_overflow_nor_panic() {
+        let top = u32::MAX;
+        let mut s = QuotaShare::new();
+        for left in [top, top - 10, top - 20, top - 30, top - 40] {
+            s.observe(left);
+        }
+        assert_eq!(s.share(), share_of(4, 40));
+        // Far below at once: an answer from before a reset, left out.
+        s.observe(1);
+        assert_eq!(s.share(), share_of(4, 40));
+        // The largest pace: its part, rounded up, in range.
+        assert_eq!(s.ceiling(top, top - 40), Some(429_457_408));
+    }
+
+    #[test]
     fn a_share_is_at_most_whole() {
         let mut s = QuotaShare::new();
         // The count fell by one over three answers: a provider that counts otherwise.
