@@ -1354,7 +1354,9 @@ pub fn controller_quota(data: &[u8]) {
                 pace,
                 // A stating round's answers count down the account's calls left, `spend` of
                 // them for each answer of this client's (its share: a whole, a half, a third or
-                // a quarter); each stating round starts a window of its own.
+                // a quarter). Each stating round counts down from 1,000 again: a new window,
+                // unless the round before fell by two calls or less (a rise of at most half of
+                // what it spent and one reads as the same window).
                 calls_left: if pace > 0 {
                     u16::try_from(1_000u32.saturating_sub(emitted * spend)).unwrap_or(0)
                 } else {
