@@ -5,6 +5,12 @@
     python3 scripts/sim-bars.py run.json                      # the default controller, AIMD
     python3 scripts/sim-bars.py run.json --limiter "AIMD fast start"
     python3 scripts/sim-bars.py run.json --against before.json  # and the rows that moved
+    python3 scripts/sim-bars.py --seeds s1.json s2.json s3.json  # several seeds, row by row
+
+With `--seeds`, each file is one seed's run (of the same scenarios), and each row prints its means
+over the seeds (goodput, refusals, Jain's index over the converged window) and on how many seeds
+it meets every bar: one seed's row can meet or miss a bar by noise that the next seed does not
+share.
 
 Each row of the limiter is held to the bars of the README's control targets:
 - goodput at least 90 % of the oracle's (`goodput_vs_oracle` >= 0.895: 90 % to the nearest
@@ -69,12 +75,50 @@ def load(path):
         return json.load(f)
 
 
+def seeds(paths, limiter):
+    """Each row's means over the runs in `paths` (one per seed) and the seeds meeting its bars."""
+    by_scenario = {}
+    for path in paths:
+        rows = load(path)
+        oracles = {r["scenario"]: r for r in rows if r["limiter"] == "oracle"}
+        mine = [r for r in rows if r["limiter"] == limiter]
+        if not mine:
+            sys.exit(f"no rows of {limiter!r} in {path}")
+        for row in mine:
+            met = not misses(row, oracles.get(row["scenario"]))
+            by_scenario.setdefault(row["scenario"], []).append((row, met))
+    for scenario, runs in by_scenario.items():
+        rows = [row for row, _ in runs]
+        goodput = sum(r["goodput_vs_oracle"] for r in rows) / len(rows)
+        refused = sum(r["refused_share"] for r in rows) / len(rows)
+        jains = [
+            r["fairness_converged"]
+            for r in rows
+            if len(r.get("ok_per_client") or []) > 1 and r.get("fairness_converged") is not None
+        ]
+        jain = f", Jain {sum(jains) / len(jains):.3f} (lowest {min(jains):.3f})" if jains else ""
+        met = sum(1 for _, ok in runs if ok)
+        print(
+            f"{scenario}: goodput {100 * goodput:.1f} %, refused {100 * refused:.1f} % of calls "
+            f"served{jain}; "
+            f"every bar on {met} of {len(runs)} seeds"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("run", help="the output of limiter-sim --format json")
+    parser.add_argument("run", nargs="?", help="the output of limiter-sim --format json")
     parser.add_argument("--limiter", default="AIMD", help="the row label (default AIMD)")
     parser.add_argument("--against", help="an earlier run: also print the rows that moved")
+    parser.add_argument("--seeds", nargs="+", metavar="RUN", help="runs of several seeds")
     args = parser.parse_args()
+    if args.seeds:
+        if args.run or args.against:
+            sys.exit("--seeds takes the runs itself, and no --against")
+        seeds(args.seeds, args.limiter)
+        return
+    if not args.run:
+        parser.error("a run, or --seeds with several")
 
     rows = load(args.run)
     oracles = {r["scenario"]: r for r in rows if r["limiter"] == "oracle"}
