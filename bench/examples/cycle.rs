@@ -12,6 +12,7 @@
 //! valgrind --tool=callgrind target/release/examples/cycle contended-semaphore  # once each
 //! valgrind --tool=callgrind target/release/examples/cycle contended-local-fixed      # the same,
 //! valgrind --tool=callgrind target/release/examples/cycle contended-local-semaphore  # one thread
+//! valgrind --tool=callgrind target/release/examples/cycle contended-local-aimd  # AIMD in [8, 8]
 //! ```
 //!
 //! The three together split a cycle's cost: `floor` is what a latency-measuring limiter cannot
@@ -41,7 +42,7 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
 
 /// The contended bench's work once (instructions of both workers together): 64 tasks on 2
 /// workers take 99,968 permits (1,562 each) of a limit of 8, yielding while they hold one,
-/// from tokio's semaphore or a `Fixed(8)` limiter. The `-local` variants run the same tasks on
+/// from tokio's semaphore, a `Fixed(8)` limiter or one of AIMD bounded to `[8, 8]`. The `-local` variants run the same tasks on
 /// one thread: the same queueing, grants and claims, in an order that does not depend on how
 /// two threads interleave, so their counts repeat from run to run (the two workers' do not:
 /// they move by several percent with the machine's load). Returns how many permits were taken.
@@ -57,6 +58,12 @@ fn contended(what: &str) -> usize {
     let per_task = CYCLES as usize / limiter_bench::TASKS;
     if what.ends_with("-fixed") {
         let limiter = Limiter::new(Fixed::new(limiter_bench::LIMIT).expect("valid"));
+        runtime.block_on(limiter_bench::limiter_work(limiter, per_task));
+    } else if what.ends_with("-aimd") {
+        let held = AimdConfig::default()
+            .initial(limiter_bench::LIMIT)
+            .bounds(limiter_bench::LIMIT, limiter_bench::LIMIT);
+        let limiter = Limiter::new(AimdF32::new(held).expect("valid"));
         runtime.block_on(limiter_bench::limiter_work(limiter, per_task));
     } else {
         runtime.block_on(limiter_bench::semaphore_work(per_task));
@@ -108,8 +115,10 @@ fn main() {
         }
         "contended-semaphore"
         | "contended-fixed"
+        | "contended-aimd"
         | "contended-local-semaphore"
-        | "contended-local-fixed" => {
+        | "contended-local-fixed"
+        | "contended-local-aimd" => {
             let taken = contended(&what);
             println!(
                 "{taken} permits taken in {what:?}, limit {}",
@@ -120,7 +129,8 @@ fn main() {
         other => {
             eprintln!(
                 "unknown variant {other}: aimd (the default), fixed, floor, try-drop, \
-                 floor-try, contended[-local]-fixed or contended[-local]-semaphore"
+                 floor-try, contended[-local]-fixed, contended[-local]-aimd or \
+                 contended[-local]-semaphore"
             );
             std::process::exit(2);
         }
