@@ -186,10 +186,10 @@ impl<const N: usize> MedianWindow<N> {
     /// rather than through [`reorder`](Self::reorder), and out of line: an index already in
     /// place costs one comparison and no call, and a settle is mostly indices in place (the few
     /// recorded since the last one, among 32). Through `reorder` a settle of a full window took
-    /// about 1,100 instructions whatever moved, 250 now. It matters where the median often
+    /// about 1,100 instructions whatever moved, about 420 now. It matters where the median often
     /// could be below the remembered one: the contended bench's AIMD, whose latencies of a few
     /// microseconds tie often, settled on one sample in six to one in three, and took 2,555
-    /// instructions per acquisition, 2,423 to 2,458 now (`valgrind --tool=callgrind` on the
+    /// instructions per acquisition, 2,424 to 2,458 now (`valgrind --tool=callgrind` on the
     /// bench crate's `cycle` example, `contended-local-aimd`; the semaphore's 1,490, `Fixed(8)`'s
     /// 1,837). Samples are only recorded unsettled off microcontrollers.
     pub(crate) fn settle(&mut self) {
