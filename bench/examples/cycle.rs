@@ -42,10 +42,12 @@ fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
 
 /// The contended bench's work once (instructions of both workers together): 64 tasks on 2
 /// workers take 99,968 permits (1,562 each) of a limit of 8, yielding while they hold one,
-/// from tokio's semaphore, a `Fixed(8)` limiter or one of AIMD bounded to `[8, 8]`. The `-local` variants run the same tasks on
-/// one thread: the same queueing, grants and claims, in an order that does not depend on how
-/// two threads interleave, so their counts repeat from run to run (the two workers' do not:
-/// they move by several percent with the machine's load). Returns how many permits were taken.
+/// from tokio's semaphore, a `Fixed(8)` limiter or one of AIMD bounded to `[8, 8]`. The
+/// `-local` variants run the same tasks on one thread: the same queueing, grants and claims, in
+/// an order that does not depend on how two threads interleave, so their counts repeat from run
+/// to run (the two workers' do not: they move by several percent with the machine's load),
+/// except AIMD's by about 1 %: its samples are the clock's latencies, which its window orders.
+/// Returns how many permits were taken.
 fn contended(what: &str) -> usize {
     let runtime = if what.contains("-local") {
         tokio::runtime::Builder::new_current_thread().build()
