@@ -208,12 +208,17 @@ mod tests {
         ((own << 16) / spent) as u32
     }
 
+    /// A share that has seen `counts`, in order.
+    fn observed(counts: impl IntoIterator<Item = u32>) -> QuotaShare {
+        let mut s = QuotaShare::new();
+        counts.into_iter().for_each(|left| s.observe(left));
+        s
+    }
+
     #[test]
     fn the_share_is_the_clients_answers_over_the_accounts_calls() {
-        let mut s = QuotaShare::new();
-        for left in [1_000, 996, 992, 988] {
-            s.observe(left); // the mark, then three of its own
-        }
+        // The mark, then three of its own.
+        let mut s = observed([1_000, 996, 992, 988]);
         assert_eq!(s.share(), 0, "three answers of its own measure nothing yet");
         s.observe(984);
         // Four of its own answers while the account spent 16 calls.
@@ -225,10 +230,7 @@ mod tests {
 
     #[test]
     fn a_count_that_rises_past_half_the_windows_spending_starts_a_new_window() {
-        let mut s = QuotaShare::new();
-        for left in [1_000, 990, 980, 970, 960] {
-            s.observe(left);
-        }
+        let mut s = observed([1_000, 990, 980, 970, 960]);
         assert_eq!(s.share(), share_of(4, 40));
         // Up by 21, half the 40 spent and one: the same window (answers out of order).
         s.observe(981);
@@ -247,10 +249,7 @@ mod tests {
 
     #[test]
     fn an_answer_from_before_a_reset_that_comes_back_after_it_is_left_out() {
-        let mut s = QuotaShare::new();
-        for left in [1_000, 990, 980, 970, 960] {
-            s.observe(left);
-        }
+        let mut s = observed([1_000, 990, 980, 970, 960]);
         // The reset; then an answer served before it, with 12 left in the old window.
         for left in [1_995, 1_990, 12] {
             s.observe(left);
@@ -265,29 +264,20 @@ mod tests {
 
     #[test]
     fn a_share_is_at_least_one_part_in_65_536_and_15_16_is_alone() {
-        let mut s = QuotaShare::new();
         // Four answers of its own while the account spent 300,000: under one part in 65,536,
         // which is still a share measured (its part of any pace is one), not none.
-        for left in [1_000_000, 999_999, 999_998, 999_997, 700_000] {
-            s.observe(left);
-        }
+        let s = observed([1_000_000, 999_999, 999_998, 999_997, 700_000]);
         assert_eq!(s.share(), 1);
         assert_eq!(s.ceiling(1_000, 700_000), Some(1));
         // Fifteen of sixteen: alone.
-        let mut s = QuotaShare::new();
-        for left in (986..=1_000).rev().chain([984]) {
-            s.observe(left);
-        }
+        let s = observed((986..=1_000).rev().chain([984]));
         assert_eq!(s.share(), ALONE);
         assert_eq!(s.jump(37, 984), 37);
     }
 
     #[test]
     fn the_level_to_go_back_to_outlives_a_window_that_lowered_nothing() {
-        let mut s = QuotaShare::new();
-        for left in [1_000, 990, 980, 970, 960] {
-            s.observe(left);
-        }
+        let mut s = observed([1_000, 990, 980, 970, 960]);
         s.lowered(35);
         // The next window lowers nothing: back to 35 at most (the part of 400 is 40).
         for left in [1_990, 1_980] {
@@ -302,10 +292,7 @@ mod tests {
     #[test]
     fn counts_at_the_top_of_the_range_neither_overflow_nor_panic() {
         let top = u32::MAX;
-        let mut s = QuotaShare::new();
-        for left in [top, top - 10, top - 20, top - 30, top - 40] {
-            s.observe(left);
-        }
+        let mut s = observed([top, top - 10, top - 20, top - 30, top - 40]);
         assert_eq!(s.share(), share_of(4, 40));
         // Far below at once: an answer from before a reset, left out.
         s.observe(1);
@@ -316,11 +303,8 @@ mod tests {
 
     #[test]
     fn a_share_is_at_most_whole() {
-        let mut s = QuotaShare::new();
         // The count fell by one over three answers: a provider that counts otherwise.
-        for left in [500, 500, 499, 499, 499] {
-            s.observe(left);
-        }
+        let mut s = observed([500, 500, 499, 499, 499]);
         assert_eq!(s.share(), WHOLE);
         // A count of 0 (nothing stated) changes nothing.
         s.observe(0);
@@ -329,10 +313,8 @@ mod tests {
 
     #[test]
     fn a_shared_part_is_a_ceiling_and_the_next_window_goes_back_as_far_as_it_lowered() {
-        let mut s = QuotaShare::new();
-        for left in [1_000, 990, 980, 970, 960] {
-            s.observe(left); // four of 40: a tenth
-        }
+        // Four of 40: a tenth.
+        let mut s = observed([1_000, 990, 980, 970, 960]);
         assert_eq!(s.jump(200, 960), 0, "nothing lowered yet: no jump");
         // A pace of 200 for the account: a part of 20, which lowers a limit of 35.
         assert_eq!(s.ceiling(200, 960), Some(20));
@@ -349,20 +331,15 @@ mod tests {
 
     #[test]
     fn a_client_alone_takes_the_pace_as_its_own() {
-        let mut s = QuotaShare::new();
-        for left in [
+        // 16 of 17: over 15/16.
+        let s = observed([
             1_000, 999, 998, 997, 996, 995, 994, 993, 992, 991, 990, 989, 988, 987, 985, 984, 983,
-        ] {
-            s.observe(left); // 16 of 17: over 15/16
-        }
+        ]);
         assert!(s.share() >= ALONE);
         assert_eq!(s.jump(37, 983), 37);
         assert_eq!(s.ceiling(37, 983), Some(37));
         // 14 of 15 is under 15/16: a client that shares the quota, and has not been lowered.
-        let mut s = QuotaShare::new();
-        for left in (987..=1_000).rev().chain([985]) {
-            s.observe(left);
-        }
+        let s = observed((987..=1_000).rev().chain([985]));
         assert_eq!(s.share(), share_of(14, 15));
         assert_eq!(s.jump(37, 985), 0);
         assert_eq!(s.ceiling(37, 985), Some(35)); // 37 × 14/15, rounded up
