@@ -573,8 +573,9 @@ fn a_coarse_clock_does_not_make_every_tick_congestion() {
             "sample {i}"
         );
     }
-    assert_eq!(aimd.stats().baseline_micros, Some(0));
-    // 1 ms over a zero baseline is within twice the 1 ms floor; 2 ms, twice the floor, is not
+    // A median of 0 is remembered as the floor, which the thresholds compare with anyway.
+    assert_eq!(aimd.stats().baseline_micros, Some(1_000));
+    // 1 ms is within twice the 1 ms floor; 2 ms, twice the floor, is not
     // (two of the last four: one is noise).
     assert_ne!(
         complete(&mut aimd, 9_000 * MS, MS, Outcome::Success),
@@ -1163,12 +1164,17 @@ fn one_at_a_time<C: Controller>(c: &mut C, t: &mut u64, n: usize, micros: u64) -
 
 #[test]
 fn a_round_under_the_baseline_floor_is_the_clocks_resolution_not_a_queue() {
-    // A baseline of 900 µs, under the floor of 1 ms: its thresholds are the floor's, and a
-    // round of calls at 500 µs moves neither the limit nor the baseline.
-    let (mut probing, _) = probing_and_compact(13);
+    // Calls of 900 µs, under the floor of 1 ms: the baseline remembered is the floor, whose
+    // thresholds are the ones that hold, and a round of calls at 500 µs moves neither the
+    // limit nor the baseline.
+    let (mut probing, mut compact) = probing_and_compact(13);
     let mut t = 0;
     one_at_a_time(&mut probing, &mut t, 40, 900);
-    assert_eq!(probing.baseline_micros(), Some(900));
+    assert_eq!(probing.baseline_micros(), Some(1_000));
+    // The compact AIMD remembers its medians as they are.
+    let mut tc = 0;
+    one_at_a_time(&mut compact, &mut tc, 40, 900);
+    assert_eq!(compact.baseline_micros(), Some(900));
     let changes = one_at_a_time(&mut probing, &mut t, 13, 500);
     assert!(
         changes.iter().all(|&c| c == Change::Unchanged),
@@ -1176,17 +1182,46 @@ fn a_round_under_the_baseline_floor_is_the_clocks_resolution_not_a_queue() {
     );
     assert_eq!(
         (probing.limit(), probing.baseline_micros()),
-        (13, Some(900))
+        (13, Some(1_000))
     );
     // A baseline of 3 ms and a round at 500 µs: the thresholds move from 3 ms down to the
     // floor's 1 ms, so the limit is scaled by 1/3 (13 to 4.3), not by 1/6; the baseline
-    // remembered is what the calls showed.
+    // remembered is the floor.
     let (mut probing, _) = probing_and_compact(13);
     let mut t = 0;
     one_at_a_time(&mut probing, &mut t, 40, 3 * MS);
     let changes = one_at_a_time(&mut probing, &mut t, 13, 500);
     assert_eq!(changes[12], Change::Decreased);
-    assert_eq!((probing.limit(), probing.baseline_micros()), (4, Some(500)));
+    assert_eq!(
+        (probing.limit(), probing.baseline_micros()),
+        (4, Some(1_000))
+    );
+}
+
+#[test]
+fn under_the_baseline_floor_a_standing_queue_is_not_drained() {
+    // Calls of 300 µs, then of 600 µs (twice as slow, both under the 1 ms floor): the
+    // baseline remembered is the floor, every success is at or below it, and no drain comes,
+    // as none could show a queue the thresholds see. A baseline remembered as the 300 µs
+    // median would drain 5 s into the 600 µs calls.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 40, 300);
+    assert_eq!(aimd.stats().baseline_micros, Some(1_000));
+    while t < 12_000 * MS {
+        assert_ne!(success_at(&mut aimd, t, 600), Change::Decreased, "at {t}");
+        t += 10 * MS;
+    }
+    // Above the floor, the same standing queue is drained (see the test above).
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 40, 3 * MS);
+    let mut drained = false;
+    while t < 12_000 * MS && !drained {
+        drained = success_at(&mut aimd, t, 6 * MS) == Change::Decreased;
+        t += 10 * MS;
+    }
+    assert!(drained);
 }
 
 #[test]
