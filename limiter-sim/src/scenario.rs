@@ -110,6 +110,7 @@ fn queueing(capacity: Schedule, base_us: u64, growth: Growth, jitter_us: u64) ->
         hard_cap: None,
         over_cap: OverCap::TimeoutAfterBase,
         jitter_us,
+        slower: steady(1),
         in_flight: 0,
     };
     assert!(
@@ -196,6 +197,7 @@ pub fn all(params: &Params) -> Vec<Scenario> {
         shallow_knee(params),
         slow_link(params),
         slow_sender(params),
+        slowdown(),
     ]);
     all
 }
@@ -246,6 +248,21 @@ fn quota_phases() -> Scenario {
         }),
         limiters: compared(&[("fixed 4", 4), ("fixed 64", 64)]),
     }
+}
+
+/// A dependency that becomes three times slower at the same capacity (a deploy, a cache
+/// flushed): the controller must take the slower latency as the new normal rather than as
+/// congestion, at the level the capacity allows, and not leave the limit at its floor.
+fn slowdown() -> Scenario {
+    let mut upstream = queueing(steady(16), 10 * MS, Growth::Linear { per_call: 1.0 }, MS);
+    upstream.slower = Schedule(vec![(0, 1), (10 * S, 3)]);
+    one_client(
+        "slowdown",
+        "latency grows past 16 in flight; every call three times slower from 10 s; 64 callers for 30 s",
+        30 * S,
+        upstream,
+        &[("fixed 64", 64)],
+    )
 }
 
 fn slow_no_429() -> Scenario {

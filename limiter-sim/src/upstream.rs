@@ -204,6 +204,9 @@ pub struct Queueing {
     pub over_cap: OverCap,
     /// Mean of an exponential jitter added to each call, µs (0: none).
     pub jitter_us: u64,
+    /// What every call's service time is multiplied by, over time (a deploy or a cold cache
+    /// that makes the dependency slower at the same concurrency).
+    pub slower: Schedule,
     /// Calls in flight.
     pub in_flight: u32,
 }
@@ -219,6 +222,7 @@ impl Queueing {
             hard_cap: None,
             over_cap: OverCap::TimeoutAfterBase,
             jitter_us: 0,
+            slower: Schedule(vec![(0, 1)]),
             in_flight: 0,
         }
     }
@@ -265,7 +269,7 @@ impl Upstream for Queueing {
         let over = self.in_flight.saturating_sub(capacity);
         // The jitter is part of the call's own service, so queueing stretches it too: then
         // throughput past the capacity never rises, and the oracle stays a bound.
-        let service = (self.base_us + jitter) as f64;
+        let service = ((self.base_us + jitter) * u64::from(self.slower.at(call.at_us))) as f64;
         let service = match self.growth {
             Growth::Linear { per_call } => service * (1.0 + per_call * f64::from(over)),
             Growth::Proportional if over > 0 => {

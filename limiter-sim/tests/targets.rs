@@ -390,6 +390,25 @@ fn a_heavy_tail_is_not_mistaken_for_congestion() {
     }
 }
 
+/// A dependency three times slower from 10 s at the same capacity: the probing AIMD cuts to
+/// its floor, takes the slower latency there as the new normal and grows back to the capacity
+/// (a limit that kept the old baseline would sit at the floor, every call judged congested:
+/// 61 % of the oracle's goodput, limit quartiles 1/1/16).
+#[test]
+fn a_dependency_that_became_slower_is_learned_at_the_floor() {
+    let r = rows();
+    for limiter in ["AIMD", "AIMD compact", "AIMD fast start"] {
+        let goodput = metric(r, "slowdown", limiter, "goodput_vs_oracle");
+        let median = row(r, "slowdown", limiter)["limit_quartiles_median"][1]
+            .as_f64()
+            .unwrap();
+        assert!(
+            goodput >= 0.9 && median >= 15.0,
+            "{limiter}: {goodput}, limit median {median}"
+        );
+    }
+}
+
 fn row<'a>(rows: &'a [Value], scenario: &str, limiter: &str) -> &'a Value {
     rows.iter()
         .find(|r| r["scenario"] == scenario && r["limiter"] == limiter)
@@ -673,7 +692,7 @@ fn fixed_point_and_float_aimd_agree_everywhere() {
         assert_eq!(fixed, float, "{scenario}");
         compared += 1;
     }
-    assert_eq!(compared, 35);
+    assert_eq!(compared, 36);
 }
 
 /// A provider that states its remaining quota and reset is followed from the first answers:
