@@ -759,12 +759,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// floor, it puts a drain off at every success at or below the floor (a drain there could
     /// show no queue the thresholds see), and it ends the watch for lower medians, whose
     /// window must otherwise be put in order each time its count says the median could be
-    /// below the lowest so far. Behind a
-    /// dependency that answers in microseconds that was about one sample in three, at about
-    /// 450 instructions each (`valgrind --tool=callgrind` on the bench crate's `cycle
-    /// contended-local-aimd`, whose calls last a task's yield: 2,424 to 2,475 instructions per
-    /// acquisition in three runs before, 2,317 in each of three now; `on_sample` inclusive 570
-    /// → 463). The compact AIMD (no probe, no drains) remembers medians as they are.
+    /// below the lowest so far. Behind a dependency that answers in microseconds that was
+    /// about one sample in three, at about 450 instructions each (`valgrind --tool=callgrind`
+    /// on the bench crate's `cycle contended-local-aimd`, whose calls last a task's yield:
+    /// 2,424 to 2,475 instructions per acquisition in three runs before, 2,317 in each of three
+    /// now; `on_sample` inclusive 570 → 463). The compact AIMD (no probe, no drains) remembers
+    /// medians as they are.
     fn floored(&self, micros: u64) -> u64 {
         if PROBES > 0 {
             micros.max(u64::from(self.config.baseline_floor_micros))
