@@ -189,9 +189,11 @@ impl<const N: usize> MedianWindow<N> {
     /// about 1,100 instructions whatever moved, about 420 now. It matters where the median often
     /// could be below the remembered one: the contended bench's AIMD, whose latencies of a few
     /// microseconds tie often, settled on one sample in six to one in three, and took 2,555
-    /// instructions per acquisition, 2,424 to 2,458 now (`valgrind --tool=callgrind` on the
-    /// bench crate's `cycle` example, `contended-local-aimd`; the semaphore's 1,490, `Fixed(8)`'s
-    /// 1,837). Samples are only recorded unsettled off microcontrollers.
+    /// instructions per acquisition, 2,424 to 2,458 with this sort (`valgrind --tool=callgrind`
+    /// on the bench crate's `cycle` example, `contended-local-aimd`; the semaphore's 1,490,
+    /// `Fixed(8)`'s 1,837). That bench no longer settles for a median since the probing AIMD
+    /// remembers at least the baseline floor (2,317; see `Aimd::floored`). Samples are only
+    /// recorded unsettled off microcontrollers.
     pub(crate) fn settle(&mut self) {
         if LAZY_ORDER && self.unsettled {
             self.sort();
