@@ -39,7 +39,10 @@ def misses(row, oracle):
     """The bars `row` misses, as short strings (none: it meets them all)."""
     out = []
     if row["goodput_vs_oracle"] < 0.895:
-        out.append(f"goodput {100 * row['goodput_vs_oracle']:.1f} %")
+        # The second half's goodput tells a start-up's loss from the steady state's.
+        half = row.get("second_half_vs_oracle")
+        after = "" if half is None else f" (second half {100 * half:.1f} %)"
+        out.append(f"goodput {100 * row['goodput_vs_oracle']:.1f} %{after}")
     p95 = row["p95_vs_oracle"]
     bound = 1.25 if row["scenario"] in GENTLE else 2.0
     if p95 is not None and p95 > bound:

@@ -26,6 +26,10 @@ pub struct Metrics {
     /// complete in the drain were admitted while the load ran, possibly beyond what the
     /// dependency could serve in time).
     pub ok_during_load: u64,
+    /// Calls served over the converged window (the second half of the load, as for
+    /// [`fairness_converged`](Self::fairness_converged)), all clients together: what the
+    /// oracle comparison of the steady state uses, apart from the start-up.
+    pub ok_second_half: u64,
     /// Calls refused by the dependency (429 or 503).
     pub throttled: u64,
     /// Calls that timed out (reported by the dependency, or given up by the client).
@@ -468,6 +472,10 @@ impl Recorder {
         Metrics {
             ok,
             ok_during_load: sum(|c| c.served_during_load),
+            ok_second_half: {
+                let (from, to) = self.converged_window();
+                (0..n).map(|c| self.served_in(c, from, to)).sum()
+            },
             throttled: sum(|c| c.throttled),
             timed_out: sum(|c| c.timed_out),
             failed: sum(|c| c.failed),
@@ -526,12 +534,17 @@ impl Recorder {
         b.iter().take(last).skip(first).map(|&x| u64::from(x)).sum()
     }
 
-    /// See [`Metrics::fairness_converged`].
-    fn converged_fairness(&self) -> f64 {
-        let (from, to) = (
+    /// The converged window, `[from, to)` in whole buckets: the second half of the load.
+    fn converged_window(&self) -> (u64, u64) {
+        (
             self.until / 2 / BUCKET_US * BUCKET_US,
             self.until / BUCKET_US * BUCKET_US,
-        );
+        )
+    }
+
+    /// See [`Metrics::fairness_converged`].
+    fn converged_fairness(&self) -> f64 {
+        let (from, to) = self.converged_window();
         let rates: Vec<f64> = (0..self.clients.len())
             .filter_map(|c| {
                 let (a, b) = (self.starts[c].max(from), self.stops[c].min(to));
@@ -662,6 +675,29 @@ mod tests {
         assert_eq!(settle_time(&trace, 1_000_100), 1_000.0);
         // Always within: 0.
         assert_eq!(settle_time(&[(0, 10, 10)], 5_000), 0.0);
+    }
+
+    #[test]
+    fn the_second_half_counts_the_calls_served_in_it() {
+        // Two clients over 10 s: the second half is [5 s, 10 s), whole buckets of 100 ms.
+        let loads = [
+            crate::load::Load::closed(1, 10_000_000),
+            crate::load::Load::closed(1, 10_000_000),
+        ];
+        let mut r = Recorder::new(&loads, 10_000_000, &[1, 1]);
+        for (client, at) in [
+            (0, 1_000_000),
+            (1, 4_999_999),
+            (0, 5_000_000),
+            (1, 7_500_000),
+            (1, 9_999_999),
+            (0, 10_000_000),
+        ] {
+            r.served(client, at, 1_000);
+        }
+        let m = r.finish(10_000_000);
+        // Not the first two (before 5 s) nor the last (at 10 s, past the window).
+        assert_eq!((m.ok, m.ok_second_half), (6, 3));
     }
 
     #[test]

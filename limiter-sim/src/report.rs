@@ -20,6 +20,9 @@ pub struct Row {
     pub error: Option<String>,
     /// Calls served by the end of the load as a share of the oracle's in the same scenario.
     pub goodput_vs_oracle: Option<f64>,
+    /// Calls served over the second half of the load as a share of the oracle's over the
+    /// same half ([`Metrics::ok_second_half`]): the goodput once start-up is over.
+    pub second_half_vs_oracle: Option<f64>,
     /// p95 service time over the oracle's.
     pub p95_vs_oracle: Option<f64>,
     /// Refusals (429s, 503s and timeouts) as a share of the calls served.
@@ -83,6 +86,7 @@ pub fn rows_traced(
             limiter: label.clone(),
             error,
             goodput_vs_oracle: None,
+            second_half_vs_oracle: None,
             p95_vs_oracle: None,
             refused_share: None,
             unavoidable_refusals: None,
@@ -94,7 +98,7 @@ pub fn rows_traced(
         .iter()
         .find(|r| r.limiter == "oracle")
         .and_then(|r| r.metrics.as_ref())
-        .map(|m| (m.ok_during_load, m.p95_ms));
+        .map(|m| (m.ok_during_load, m.ok_second_half, m.p95_ms));
     for row in &mut rows {
         let refused = row.refused();
         if let Some(m) = &row.metrics {
@@ -103,8 +107,10 @@ pub fn rows_traced(
             row.unavoidable_refusals = Some(unavoidable);
             row.refused_past_unavoidable_share =
                 refused.map(|r| r.saturating_sub(unavoidable) as f64 / m.ok.max(1) as f64);
-            if let Some((ok, p95)) = oracle {
+            if let Some((ok, half, p95)) = oracle {
                 row.goodput_vs_oracle = (ok > 0).then(|| m.ok_during_load as f64 / ok as f64);
+                row.second_half_vs_oracle =
+                    (half > 0).then(|| m.ok_second_half as f64 / half as f64);
                 row.p95_vs_oracle = (p95 > 0.0).then(|| m.p95_ms / p95);
             }
         }
