@@ -311,12 +311,32 @@ fn heavy_tail() -> Scenario {
 /// A server that becomes four times faster (more replicas behind it) after a client learned
 /// its knee from latency: a knee remembered too long costs the capacity that came back.
 fn capacity_rise() -> Scenario {
+    capacity_rise_at(5 * S)
+}
+
+/// The suite's `capacity-rise` with its rise at `rise_us` µs instead of 5 s (the
+/// `rise-phase` example runs it at other instants: what one run measures depends on where the
+/// rise falls in a dwell below the knee).
+///
+/// # Examples
+///
+/// ```
+/// use limiter_sim::scenario::capacity_rise_at;
+///
+/// let later = capacity_rise_at(7_000_000);
+/// assert_eq!(later.name, "capacity-rise");
+/// assert!(later.about.contains("past 32 from 7 s"));
+/// ```
+pub fn capacity_rise_at(rise_us: u64) -> Scenario {
     one_client(
         "capacity-rise",
-        "latency grows past 8 in flight, past 32 from 5 s; 100 ms calls; 64 callers for 20 s",
+        &format!(
+            "latency grows past 8 in flight, past 32 from {}; 100 ms calls; 64 callers for 20 s",
+            seconds(rise_us)
+        ),
         20 * S,
         queueing(
-            Schedule(vec![(0, 8), (5 * S, 32)]),
+            Schedule(vec![(0, 8), (rise_us, 32)]),
             100 * MS,
             Growth::Linear { per_call: 1.0 },
             5 * MS,
