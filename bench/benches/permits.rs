@@ -23,10 +23,7 @@
 //!   `MedianWindow<32>::push` into a full window, and one whole `AimdF32::on_sample` (its
 //!   window, baseline, verdict and growth) at a steady latency.
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use congestion_limiter::limiter::{DefaultLimiter, Limiter as _, Outcome as PeerOutcome};
 use congestion_limiter::limits::Aimd as PeerAimd;
@@ -38,7 +35,7 @@ use limiter_core::{
 };
 use limiter_tokio::Limiter;
 
-use limiter_bench::LIMIT;
+use limiter_bench::{LIMIT, ready_now};
 
 fn limiter() -> Limiter {
     Limiter::new(AimdF32::new(limiter_core::AimdConfig::default().initial(LIMIT)).unwrap())
@@ -80,18 +77,6 @@ fn uncontended(c: &mut Criterion) {
         });
     });
     g.finish();
-}
-
-/// Polls `future` once; the benchmarks' futures are ready at once.
-fn ready_now<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("the future was expected to be ready at once"),
-    }
 }
 
 fn window(c: &mut Criterion) {

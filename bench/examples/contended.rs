@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use limiter_bench::{LIMIT, TASKS, limiter_work, semaphore_work};
+use limiter_bench::{LIMIT, TASKS, limiter_work, quantile, semaphore_work};
 use limiter_core::{AimdConfig, AimdF32, Fixed};
 use limiter_tokio::Limiter;
 
@@ -48,22 +48,8 @@ fn run(runtime: &tokio::runtime::Runtime, i: usize) -> Duration {
     start.elapsed()
 }
 
-/// The value at `q` (0 to 1) of `values`, sorted in place (nearest rank).
-fn quantile(values: &mut [f64], q: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let rank = ((values.len() - 1) as f64 * q).round() as usize;
-    values[rank]
-}
-
 fn main() {
-    let rounds: usize = match std::env::args().nth(1).map(|n| n.parse()) {
-        None => 20,
-        Some(Ok(n)) if n > 0 => n,
-        Some(_) => {
-            eprintln!("usage: contended [ROUNDS], ROUNDS at least 1");
-            std::process::exit(2);
-        }
-    };
+    let rounds = limiter_bench::rounds_argument("contended");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .build()

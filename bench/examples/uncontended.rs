@@ -28,15 +28,12 @@
 //! compiler puts the gate's admission (inlined there, a call here) is one difference, and
 //! marking it `#[inline]` made this runner's loop slower still (45 ns).
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use congestion_limiter::limiter::{DefaultLimiter, Limiter as _, Outcome as PeerOutcome};
 use congestion_limiter::limits::Aimd as PeerAimd;
-use limiter_bench::LIMIT;
+use limiter_bench::{LIMIT, quantile, ready_now};
 use limiter_core::{AimdConfig, AimdF32, Clock, Fixed};
 use limiter_tokio::{Limiter, TokioClock};
 
@@ -70,18 +67,6 @@ const RATIOS: [(&str, usize, usize, &str); 4] = [
     ("Fixed(8) full cycle / the floor", 4, 2, ""),
     ("AIMD full cycle / congestion-limiter's", 3, 5, "<= 0.6"),
 ];
-
-/// Polls `future` once; the peer's futures are ready at once without contention.
-fn ready_now<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("the future was expected to be ready at once"),
-    }
-}
 
 /// `PERMITS` permits of variant `i`, timed. Each variant's loop is a function of its own, so
 /// that each is compiled (inlined, laid out) as it would be alone.
@@ -147,22 +132,8 @@ fn peer_cycle(s: &Subjects) {
     }
 }
 
-/// The value at `q` (0 to 1) of `values`, sorted in place (nearest rank).
-fn quantile(values: &mut [f64], q: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let rank = ((values.len() - 1) as f64 * q).round() as usize;
-    values[rank]
-}
-
 fn main() {
-    let rounds: usize = match std::env::args().nth(1).map(|n| n.parse()) {
-        None => 20,
-        Some(Ok(n)) if n > 0 => n,
-        Some(_) => {
-            eprintln!("usage: uncontended [ROUNDS], ROUNDS at least 1");
-            std::process::exit(2);
-        }
-    };
+    let rounds = limiter_bench::rounds_argument("uncontended");
     // tokio's clock needs a runtime's context.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -10,18 +10,21 @@
 //! python3 scripts/bench-ratios.py
 //! ```
 //!
-//! Two examples measure what criterion's blocks cannot: `cycle` runs one variant for
+//! Three examples measure what criterion's blocks cannot: `cycle` runs one variant for
 //! `valgrind --tool=callgrind` (instruction counts, which do not move with the machine's
-//! noise), and `contended` runs the contended variants back to back, round after round, and
-//! reports each limiter's time over tokio's semaphore's in the same round (a drift of the
-//! machine between criterion's blocks moves their ratio more than the difference it shows).
+//! noise), and `contended` and `uncontended` run their variants back to back, round after
+//! round, and report each ratio within the same round (a drift of the machine between
+//! criterion's blocks moves their ratio more than the difference it shows).
 //!
 //! ```text
 //! cargo run --release -p limiter-bench --example contended -- 50
+//! cargo run --release -p limiter-bench --example uncontended -- 20
 //! ```
 
 use std::future::Future;
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
 use limiter_core::Controller;
 use limiter_tokio::Limiter;
@@ -107,4 +110,44 @@ pub async fn limiter_work<C: Controller + Send + 'static>(limiter: Limiter<C>, p
     in_tasks(&limiter, per_task).await;
     assert_eq!(limiter.in_flight(), 0);
     assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
+}
+
+/// Polls `future` once; the benchmarks' futures are ready at once (the peer's, uncontended).
+///
+/// # Panics
+///
+/// If the future is not ready at its first poll.
+pub fn ready_now<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the future was expected to be ready at once"),
+    }
+}
+
+/// The value at `q` (0 to 1) of `values`, sorted in place (nearest rank).
+///
+/// # Panics
+///
+/// If `values` is empty.
+pub fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let rank = ((values.len() - 1) as f64 * q).round() as usize;
+    values[rank]
+}
+
+/// The number of rounds an interleaving example was asked for (its first argument), 20 if
+/// none; exits with a usage line naming `example` if it is not a positive number.
+pub fn rounds_argument(example: &str) -> usize {
+    match std::env::args().nth(1).map(|n| n.parse()) {
+        None => 20,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("usage: {example} [ROUNDS], ROUNDS at least 1");
+            std::process::exit(2);
+        }
+    }
 }
