@@ -15,6 +15,9 @@
 //! valgrind --tool=callgrind target/release/examples/cycle contended-local-aimd  # AIMD in [8, 8]
 //! ```
 //!
+//! A second argument sets how many cycles the uncontended variants run (100,000 by default), for
+//! timing them without valgrind: `time target/release/examples/cycle try-drop 20000000`.
+//!
 //! The three together split a cycle's cost: `floor` is what a latency-measuring limiter cannot
 //! avoid (a permit and the two clock reads), `fixed` adds the gate's bookkeeping, and the default
 //! adds the controller's sample.
@@ -24,6 +27,8 @@ use std::hint::black_box;
 use limiter_core::{AimdConfig, AimdF32, Clock, Controller, Fixed};
 use limiter_tokio::{Limiter, TokioClock};
 
+/// Cycles of an uncontended variant, unless the second argument says otherwise; the contended
+/// variants take this many permits (to the nearest multiple of the tasks).
 const CYCLES: u32 = 100_000;
 
 /// The controller under test: the std default, AIMD, starting at 8.
@@ -31,10 +36,10 @@ fn aimd() -> AimdF32 {
     AimdF32::new(AimdConfig::default().initial(8)).expect("valid")
 }
 
-/// `CYCLES` full cycles (`try_acquire`, a success, release) through a limiter of `controller`.
-fn cycles<C: Controller + Send + 'static>(controller: C) -> u32 {
+/// `n` full cycles (`try_acquire`, a success, release) through a limiter of `controller`.
+fn cycles<C: Controller + Send + 'static>(controller: C, n: u32) -> u32 {
     let limiter = Limiter::new(controller);
-    for _ in 0..CYCLES {
+    for _ in 0..n {
         black_box(limiter.try_acquire().expect("room")).success();
     }
     limiter.limit()
@@ -81,14 +86,22 @@ fn main() {
         .expect("a runtime");
     let _entered = runtime.enter();
     let what = std::env::args().nth(1).unwrap_or_default();
+    let n: u32 = match std::env::args().nth(2).map(|n| n.parse()) {
+        None => CYCLES,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("usage: cycle [VARIANT [CYCLES]], CYCLES at least 1");
+            std::process::exit(2);
+        }
+    };
     let limit = match what.as_str() {
-        "fixed" => cycles(Fixed::new(64).expect("valid")),
+        "fixed" => cycles(Fixed::new(64).expect("valid"), n),
         "floor" => {
             // The floor of the criterion benches: a semaphore permit and two reads of the
             // limiter's clock, one at admission and one at completion.
             let semaphore = tokio::sync::Semaphore::new(64);
             let clock = TokioClock::new();
-            for _ in 0..CYCLES {
+            for _ in 0..n {
                 let permit = black_box(semaphore.try_acquire().expect("room"));
                 let admitted = black_box(clock.now());
                 black_box(clock.now().micros_since(admitted));
@@ -96,11 +109,11 @@ fn main() {
             }
             64
         }
-        "" | "aimd" => cycles(aimd()),
+        "" | "aimd" => cycles(aimd(), n),
         "try-drop" => {
             // `try_acquire` and a drop without an outcome (the call was abandoned), AIMD.
             let limiter = Limiter::new(aimd());
-            for _ in 0..CYCLES {
+            for _ in 0..n {
                 drop(black_box(limiter.try_acquire().expect("room")));
             }
             limiter.limit()
@@ -109,7 +122,7 @@ fn main() {
             // The floor of `try_acquire` + drop: a semaphore permit and one clock read.
             let semaphore = tokio::sync::Semaphore::new(64);
             let clock = TokioClock::new();
-            for _ in 0..CYCLES {
+            for _ in 0..n {
                 let permit = black_box(semaphore.try_acquire().expect("room"));
                 black_box(clock.now());
                 drop(permit);
@@ -138,5 +151,5 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!("{CYCLES} cycles of {what:?}, limit {limit}");
+    println!("{n} cycles of {what:?}, limit {limit}");
 }

@@ -21,8 +21,9 @@
 //! one `PERMITS` times, each in a loop of its own function.
 //!
 //! The ratios repeat from run to run within a few hundredths, but they are this binary's: the
-//! same `try_acquire` + drop loop compiled into the `cycle` example (its count raised to 20
-//! million) took the floor's time there, about 34 ns each, where it takes about 41 ns here
+//! same `try_acquire` + drop loop compiled into the `cycle` example (`time
+//! target/release/examples/cycle try-drop 20000000`, and `floor-try` for its floor) took the
+//! floor's time there, about 34 ns each, where it takes about 41 ns here
 //! against the same floor's 34. Instruction counts do not explain it (`valgrind
 //! --tool=callgrind` on the `cycle` example: 253 per permit against the floor's 247); where the
 //! compiler puts the gate's admission (inlined there, a call here) is one difference, and
