@@ -93,6 +93,9 @@ def seeds(paths, limiter):
     for scenario, runs in by_scenario.items():
         rows = [row for row, _ in runs]
         goodput = sum(r["goodput_vs_oracle"] for r in rows) / len(rows)
+        # Runs from before the second half was measured have no such field.
+        halves = [r["second_half_vs_oracle"] for r in rows if r.get("second_half_vs_oracle")]
+        half = f" ({100 * sum(halves) / len(halves):.1f} % in the second half)" if halves else ""
         refused = sum(r["refused_share"] for r in rows) / len(rows)
         jains = [
             r["fairness_converged"]
@@ -102,7 +105,7 @@ def seeds(paths, limiter):
         jain = f", Jain {sum(jains) / len(jains):.3f} (lowest {min(jains):.3f})" if jains else ""
         met = sum(1 for _, ok in runs if ok)
         print(
-            f"{scenario}: goodput {100 * goodput:.1f} %, refused {100 * refused:.1f} % of calls "
+            f"{scenario}: goodput {100 * goodput:.1f} %{half}, refused {100 * refused:.1f} % of calls "
             f"served{jain}; "
             f"every bar on {met} of {len(runs)} seeds"
         )
