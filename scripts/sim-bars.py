@@ -94,7 +94,7 @@ def seeds(paths, limiter):
         rows = [row for row, _ in runs]
         goodput = sum(r["goodput_vs_oracle"] for r in rows) / len(rows)
         # Runs from before the second half was measured have no such field.
-        halves = [r["second_half_vs_oracle"] for r in rows if r.get("second_half_vs_oracle")]
+        halves = [r["second_half_vs_oracle"] for r in rows if r.get("second_half_vs_oracle") is not None]
         half = f" ({100 * sum(halves) / len(halves):.1f} % in the second half)" if halves else ""
         refused = sum(r["refused_share"] for r in rows) / len(rows)
         jains = [

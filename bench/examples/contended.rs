@@ -21,7 +21,9 @@
 
 use std::time::{Duration, Instant};
 
-use limiter_bench::{LIMIT, TASKS, limiter_work, quantile, semaphore_work};
+use limiter_bench::{
+    LIMIT, TASKS, interleaved, limiter_work, quantile, ratio_quartiles, semaphore_work,
+};
 use limiter_core::{AimdConfig, AimdF32, Fixed};
 use limiter_tokio::Limiter;
 
@@ -54,17 +56,8 @@ fn main() {
         .worker_threads(2)
         .build()
         .expect("a runtime");
-    // One unmeasured round first: the runtime's threads and allocations warm.
-    for i in 0..VARIANTS.len() {
-        run(&runtime, i);
-    }
-    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
-    for round in 0..rounds {
-        for k in 0..VARIANTS.len() {
-            let i = (round + k) % VARIANTS.len();
-            times[i].push(run(&runtime, i).as_secs_f64() * 1e3);
-        }
-    }
+    // The warm-up round warms the runtime's threads and allocations.
+    let times = interleaved(VARIANTS.len(), rounds, |i| run(&runtime, i));
     println!(
         "{rounds} rounds; each: {TASKS} tasks on 2 workers, {} permits of a limit of {LIMIT}",
         TASKS * PER_TASK
@@ -74,13 +67,9 @@ fn main() {
         "variant", "median ms", "time / semaphore's, q1 med q3"
     );
     for (i, name) in VARIANTS.iter().enumerate() {
-        let mut ratios: Vec<f64> = times[i].iter().zip(&times[0]).map(|(a, b)| a / b).collect();
-        let median = quantile(&mut times[i].clone(), 0.5);
-        let (q1, med, q3) = (
-            quantile(&mut ratios, 0.25),
-            quantile(&mut ratios, 0.5),
-            quantile(&mut ratios, 0.75),
-        );
+        let mut ms: Vec<f64> = times[i].iter().map(|t| t.as_secs_f64() * 1e3).collect();
+        let median = quantile(&mut ms, 0.5);
+        let (q1, med, q3) = ratio_quartiles(&times[i], &times[0]);
         println!("{name:<20} {median:>10.1} {q1:>8.2} {med:>8.2} {q3:>8.2}");
     }
 }

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use congestion_limiter::limiter::{DefaultLimiter, Limiter as _, Outcome as PeerOutcome};
 use congestion_limiter::limits::Aimd as PeerAimd;
-use limiter_bench::{LIMIT, quantile, ready_now};
+use limiter_bench::{LIMIT, interleaved, quantile, ratio_quartiles, ready_now};
 use limiter_core::{AimdConfig, AimdF32, Clock, Fixed};
 use limiter_tokio::{Limiter, TokioClock};
 
@@ -149,38 +149,29 @@ fn main() {
         fixed: Limiter::new(Fixed::new(LIMIT).expect("valid")),
         peer: DefaultLimiter::new(PeerAimd::new_with_initial_limit(LIMIT as usize)),
     };
-    // One unmeasured round first: caches and branch predictors warm.
-    for i in 0..VARIANTS.len() {
-        run(&subjects, i);
-    }
-    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
-    for round in 0..rounds {
-        for k in 0..VARIANTS.len() {
-            let i = (round + k) % VARIANTS.len();
-            times[i].push(run(&subjects, i).as_secs_f64() * 1e9 / f64::from(PERMITS));
-        }
-    }
+    // The warm-up round warms caches and branch predictors.
+    let times = interleaved(VARIANTS.len(), rounds, |i| run(&subjects, i));
     // Each limiter's limit is still 8: nothing above measured another limit.
-    assert_eq!(
-        (subjects.aimd.limit(), subjects.fixed.limit()),
-        (LIMIT, LIMIT)
+    let limits = [&subjects.aimd, &subjects.aimd_try].map(Limiter::limit);
+    assert_eq!((limits, subjects.fixed.limit()), ([LIMIT; 2], LIMIT));
+    println!(
+        "{rounds} rounds of {PERMITS} permits per variant, one thread, limit {LIMIT}, \
+         clock TokioClock, AIMD = AimdF32 started at {LIMIT}"
     );
-    println!("{rounds} rounds of {PERMITS} permits per variant, one thread, limit {LIMIT}");
     println!("{:<34} {:>16}", "variant", "median ns/permit");
     for (name, t) in VARIANTS.iter().zip(&times) {
-        println!("{name:<34} {:>16.1}", quantile(&mut t.clone(), 0.5));
+        let mut ns: Vec<f64> = t
+            .iter()
+            .map(|t| t.as_secs_f64() * 1e9 / f64::from(PERMITS))
+            .collect();
+        println!("{name:<34} {:>16.1}", quantile(&mut ns, 0.5));
     }
     println!(
         "{:<40} {:>26}  target",
         "ratio, round by round", "q1 median q3"
     );
     for (label, a, b, target) in RATIOS {
-        let mut ratios: Vec<f64> = times[a].iter().zip(&times[b]).map(|(x, y)| x / y).collect();
-        let (q1, med, q3) = (
-            quantile(&mut ratios, 0.25),
-            quantile(&mut ratios, 0.5),
-            quantile(&mut ratios, 0.75),
-        );
+        let (q1, med, q3) = ratio_quartiles(&times[a], &times[b]);
         println!("{label:<40} {q1:>8.2} {med:>8.2} {q3:>8.2}  {target}");
     }
 }

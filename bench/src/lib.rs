@@ -25,6 +25,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use limiter_core::Controller;
 use limiter_tokio::Limiter;
@@ -150,4 +151,45 @@ pub fn rounds_argument(example: &str) -> usize {
             std::process::exit(2);
         }
     }
+}
+
+/// Runs `variants` variants (`run(i)` runs variant `i` once and says how long it took) in
+/// `rounds` rounds after one unmeasured warm-up round, each round in an order that rotates
+/// from round to round, so that a drift of the machine slower than a round moves every variant
+/// of the round alike. Returns each variant's times, round by round.
+pub fn interleaved(
+    variants: usize,
+    rounds: usize,
+    mut run: impl FnMut(usize) -> Duration,
+) -> Vec<Vec<Duration>> {
+    for i in 0..variants {
+        run(i);
+    }
+    let mut times = vec![Vec::with_capacity(rounds); variants];
+    for round in 0..rounds {
+        for k in 0..variants {
+            let i = (round + k) % variants;
+            times[i].push(run(i));
+        }
+    }
+    times
+}
+
+/// The quartiles (q1, median, q3) of `a / b` taken round by round over two variants' times
+/// from [`interleaved`].
+///
+/// # Panics
+///
+/// If there are no rounds.
+pub fn ratio_quartiles(a: &[Duration], b: &[Duration]) -> (f64, f64, f64) {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x.as_secs_f64() / y.as_secs_f64())
+        .collect();
+    (
+        quantile(&mut ratios, 0.25),
+        quantile(&mut ratios, 0.5),
+        quantile(&mut ratios, 0.75),
+    )
 }
