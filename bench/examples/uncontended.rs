@@ -22,12 +22,12 @@
 //!
 //! The ratios repeat from run to run within a few hundredths, but they are this binary's: the
 //! same `try_acquire` + drop loop compiled into the `cycle` example (`time
-//! target/release/examples/cycle try-drop 20000000`, and `floor-try` for its floor) took the
-//! floor's time there, about 34 ns each, where it takes about 41 ns here
-//! against the same floor's 34. Instruction counts do not explain it (`valgrind
-//! --tool=callgrind` on the `cycle` example: 253 per permit against the floor's 247); where the
-//! compiler puts the gate's admission (inlined there, a call here) is one difference, and
-//! marking it `#[inline]` made this runner's loop slower still (45 ns).
+//! target/release/examples/cycle try-drop 20000000`, and `floor-try` for its floor) takes the
+//! floor's time there, about 33 ns each, where it takes about 41 ns here against the same
+//! floor's 34. Instruction counts do not explain it (`valgrind --tool=callgrind` on the `cycle`
+//! example, 100,000 permits: 25,067,547 instructions in all against the floor's 24,666,870).
+//! Where the compiler puts the gate's admission (inlined there, a call here) is one
+//! difference; marking it `#[inline]` made this runner's loop slower still (45 ns).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
