@@ -584,6 +584,10 @@ struct Model {
     starting: bool,
     /// The client's share of a quota, from its documentation (the module `share` of the core).
     quota: QuotaSeen,
+    /// Fresh successes in a row held above the growth band, since the last new epoch: a whole
+    /// round of them (the limit's count) after a round began with a doubled step goes back to
+    /// where that round began (rule 10 of the probe).
+    held: u32,
 }
 
 /// What the model has seen of a quota's remaining-calls counts: the window's first count and
@@ -703,6 +707,10 @@ struct Speed {
     dwell: bool,
     /// The return to a level served before a fall.
     back: Return,
+    /// Where a whole held round goes back to: the level the last round began at if it grew
+    /// with a doubled step, else the level the round under way began at if it does; 0 if
+    /// neither did.
+    undo_to: u32,
 }
 
 /// The return to a level a quota served before it fell (with the probe).
@@ -733,6 +741,7 @@ impl Speed {
             last_served: 0,
             dwell: true,
             back: Return::default(),
+            undo_to: 0,
         }
     }
 
@@ -750,6 +759,7 @@ impl Speed {
 
     fn start_over(&mut self, limit: u32, elapsed: u64) {
         self.doublings = 0;
+        self.undo_to = 0;
         self.back.room = false;
         self.last = None;
         self.last_served = 0;
@@ -800,6 +810,7 @@ impl Speed {
         let step = Ratio::from_bits(bits.min(64 << 16) as u32);
         self.samples_left -= 1;
         if self.samples_left == 0 {
+            let (doubled, began) = (self.doublings > 0, self.round.0);
             let took = elapsed
                 .saturating_sub(self.round.1)
                 .clamp(1, u64::from(u32::MAX));
@@ -823,6 +834,15 @@ impl Speed {
             self.last = Some((self.round.0, took));
             self.last_served = if self.round_slow == 0 {
                 self.round.0
+            } else {
+                0
+            };
+            // A whole held round goes back to where this round began if it grew with a doubled
+            // step, else to where the next one begins if it will.
+            self.undo_to = if doubled {
+                began
+            } else if self.doublings > 0 {
+                limit
             } else {
                 0
             };
@@ -1043,6 +1063,7 @@ impl Model {
             next_ok: 0,
         });
         self.epoch = self.epoch.wrapping_add(1);
+        self.held = 0;
         self.hold_until = self
             .hold_until
             .max(elapsed.saturating_add(self.p.cooldown_us.min(Self::MAX_STEP)));
@@ -1081,6 +1102,7 @@ impl Model {
         self.quota.lowered_from = self.quota.lowered_from.max(whole);
         self.limit = Q32::from_u32(ceiling).clamp_to(self.p.min, self.p.max);
         self.epoch = self.epoch.wrapping_add(1);
+        self.held = 0;
         let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
         self.hold_until = self.hold_until.max(self.elapsed.saturating_add(cooldown));
         Change::Decreased
@@ -1158,6 +1180,29 @@ impl Model {
                     slow_in(4) >= 2
                 };
                 let first_sign = verdict > 0 && std::mem::take(&mut self.starting);
+                // A whole round of fresh held successes in a row, after a round began with a
+                // doubled step: back to where it began, as a decrease without a cut.
+                let fresh = s.admission.epoch.0 == self.epoch;
+                let mut undo = None;
+                if fresh && verdict == 1 {
+                    self.held += 1;
+                    if self.held >= self.limit.whole().max(1) {
+                        self.held = 0;
+                        let to = self.speed.undo_to;
+                        undo = (to != 0 && to < self.limit.whole()).then_some(to);
+                    }
+                } else if fresh {
+                    self.held = 0;
+                }
+                if let Some(to) = undo {
+                    self.speed.start_over(self.limit.whole(), elapsed);
+                    self.limit = Q32::from_u32(to).clamp_to(self.p.min, self.p.max);
+                    self.epoch = self.epoch.wrapping_add(1);
+                    self.held = 0;
+                    let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
+                    self.hold_until = self.hold_until.max(elapsed.saturating_add(cooldown));
+                    return Change::Decreased;
+                }
                 match verdict {
                     2 if confirmed => {
                         // A confirmed congestion signal, answered or not, starts growth over.
@@ -1179,6 +1224,7 @@ impl Model {
                             .shrink(Self::HALF)
                             .clamp_to(self.p.min, self.p.max);
                         self.epoch = self.epoch.wrapping_add(1);
+                        self.held = 0;
                         // Growth waits out the cooldown after it, as after any decrease.
                         let cooldown = self.p.cooldown_us.min(Self::MAX_STEP);
                         self.hold_until = self.hold_until.max(elapsed.saturating_add(cooldown));
@@ -1260,7 +1306,8 @@ fn against_model(plain: &Plain, events: &[Event]) {
 /// AIMD against its reference model under the default configuration with memory off (and, for
 /// half the streams, a fast start), on a stream built
 /// from `data` as a dependency's round trips would be: calls admitted with the limit in use,
-/// healthy latencies around 10 ms (narrow or widely spread, by the first byte), bursts of
+/// healthy latencies around 10 ms (narrow or widely spread, by the first byte; for half the
+/// streams overlapping, and 35 % slower past a knee), bursts of
 /// slow calls, refusals (quick ones, and late ones of 80 to 360 ms: client timeouts, whose
 /// knees dwell longer), and stale samples now and then. Random bytes alone rarely reach the
 /// probe's rules (rounds, knees, dwells); this stream does on every run.
@@ -1286,18 +1333,37 @@ pub fn controller_rounds(data: &[u8]) {
         } else {
             u16::from(b >> 4) // up to 1.5 ms
         };
-        let (latency, outcome) = match b % 16 {
-            0 if b & 16 == 0 => (100, 0),               // a quick refusal
-            0 => (400 * (2 + u16::from(b >> 5)), 0),    // a late one: 80 to 360 ms
-            1..=3 => (100 * (2 + u16::from(b % 3)), 2), // a slow call: 20 to 40 ms
-            _ => (100 + jitter, 2),
-        };
         let in_flight = limit
             .saturating_add(u32::from(b >> 6))
             .saturating_sub(1)
             .max(1);
+        // Past a knee of 4 to 11 calls (for half the streams), 35 % slower, with refusals and
+        // slow calls four times rarer: runs of successes held above the growth band, which
+        // the median (the baseline, with memory off) follows within half its window. (So a
+        // whole held round, rule 10 of the probe, comes here only at a limit of 8 or less,
+        // below any doubled step: the tests of `limiter-core/tests/aimd.rs` pin that rule.)
+        let (slope, kind) = if mode & 4 != 0 {
+            let knee = 4 + u32::from(mode >> 3) % 8;
+            (if in_flight > knee { 35 } else { 0 }, b % 64)
+        } else {
+            (0, b % 16)
+        };
+        let (latency, outcome) = match kind {
+            0 if b & 16 == 0 => (100, 0),               // a quick refusal
+            0 => (400 * (2 + u16::from(b >> 5)), 0),    // a late one: 80 to 360 ms
+            1..=3 => (100 * (2 + u16::from(b % 3)), 2), // a slow call: 20 to 40 ms
+            _ => (100 + jitter + slope, 2),
+        };
+        // In those streams the calls overlap: `in_flight` of them complete within one latency,
+        // so a round's rate follows its limit below the knee and the step doubles there.
+        let admitted = if mode & 4 != 0 {
+            let micros = u32::from(latency) * 100;
+            TimeStep::Back(micros - micros / in_flight)
+        } else {
+            TimeStep::Forward(0)
+        };
         Some(Event::Sample {
-            admitted: TimeStep::Forward(0),
+            admitted,
             completed: TimeStep::Forward(latency),
             in_flight: u16::try_from(in_flight).unwrap_or(u16::MAX),
             stale: b % 32 == 5,
@@ -1405,6 +1471,7 @@ fn drive_against_model<const P: usize>(
         tally: None,
         starting: plain.fast_start,
         quota: QuotaSeen::default(),
+        held: 0,
     };
     let mut now = 0;
     let mut i = 0;

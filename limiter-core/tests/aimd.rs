@@ -1153,9 +1153,21 @@ fn a_round_below_the_band_scales_the_limit_by_the_corrected_baseline() {
 /// `n` calls of `micros`, one after another, each admitted with one call in flight (too few
 /// for growth): the changes.
 fn one_at_a_time<C: Controller>(c: &mut C, t: &mut u64, n: usize, micros: u64) -> Vec<Change> {
+    back_to_back(c, t, n, micros, |_| 1)
+}
+
+/// `n` successes of `micros` each, one after another from `*t`, each admitted with
+/// `in_flight(c)` calls in flight.
+fn back_to_back<C: Controller>(
+    c: &mut C,
+    t: &mut u64,
+    n: usize,
+    micros: u64,
+    in_flight: impl Fn(&C) -> u32,
+) -> Vec<Change> {
     (0..n)
         .map(|_| {
-            let change = complete_with(c, *t, micros, 1);
+            let change = complete_with(c, *t, micros, in_flight(c));
             *t += micros;
             change
         })
@@ -1762,4 +1774,80 @@ fn a_stated_pace_is_growth_held_idle_above_the_band_and_at_the_ceiling_as_growth
     let mut capped = AimdF32::new(config).unwrap();
     paced(&mut capped, 0, 10, 1_000);
     assert_eq!(capped.limit(), 40);
+}
+
+/// `n` successes of `latency`, each admitted at `*t` with the limit in use, one after another.
+fn in_use<C: Controller>(c: &mut C, t: &mut u64, n: usize, latency: u64) -> Vec<Change> {
+    back_to_back(c, t, n, latency, C::limit)
+}
+
+#[test]
+fn the_growth_band_narrows_to_a_sixteenth_where_a_full_window_shows_no_noise() {
+    // 32 calls of exactly 10 ms fill the window: the band that holds growth starts at
+    // 1 + 1/16 of the baseline (10,625 µs) with the probe, at 1.25 (12,500 µs) without.
+    let (mut probing, mut compact) = probing_and_compact(4);
+    let mut t = 0;
+    in_use(&mut probing, &mut t, 32, 10 * MS);
+    let mut u = 0;
+    in_use(&mut compact, &mut u, 32, 10 * MS);
+    assert_eq!(probing.baseline_micros(), Some(10_000));
+    assert_eq!(in_use(&mut probing, &mut t, 1, 10_625), [Change::Increased]);
+    assert_eq!(in_use(&mut probing, &mut t, 1, 10_626), [Change::Unchanged]);
+    assert_eq!(in_use(&mut compact, &mut u, 1, 10_626), [Change::Increased]);
+    assert_eq!(in_use(&mut compact, &mut u, 1, 12_501), [Change::Unchanged]);
+}
+
+#[test]
+fn a_noisy_window_measures_a_wider_band_within_the_configured_one() {
+    // Calls of 8 to 12 ms in a repeating order: a full window's median is 10,250 µs and its
+    // upper eighth starts at 11,500, so the band measured is 1 + 2 × 1,250 / 10,250 (81,520
+    // in 16.16 bits) over the baseline of 10 ms (the lowest median, of the first ten): growth
+    // holds above 12,438 µs. Configured narrower (1.2, 78,643 in 16.16 bits), the configured
+    // band holds from 12,000 µs.
+    let noisy = |growth: Ratio| {
+        let config = AimdConfig::default().initial(4).growth_tolerance(growth);
+        let mut aimd = AimdFixed::new(config).unwrap();
+        let mut t = 0;
+        for _ in 0..4 {
+            for latency in [8_000, 11_500, 9_000, 12_000, 10_000, 8_500, 11_000, 10_500] {
+                success_at(&mut aimd, t, latency);
+                t += latency;
+            }
+        }
+        assert_eq!(aimd.baseline_micros(), Some(10_000));
+        (aimd, t)
+    };
+    let (mut aimd, mut t) = noisy(Ratio::from_fraction(5, 4).unwrap());
+    assert_eq!(in_use(&mut aimd, &mut t, 1, 12_438), [Change::Increased]);
+    assert_eq!(in_use(&mut aimd, &mut t, 1, 12_439), [Change::Unchanged]);
+    let (mut aimd, mut t) = noisy(Ratio::from_fraction(6, 5).unwrap());
+    assert_eq!(in_use(&mut aimd, &mut t, 1, 11_999), [Change::Increased]);
+    assert_eq!(in_use(&mut aimd, &mut t, 1, 12_000), [Change::Unchanged]);
+}
+
+#[test]
+fn a_whole_round_held_after_a_doubled_step_goes_back_to_where_that_round_began() {
+    // Rounds of 100 ms calls from 16, the rate following the limit: 17, 18, 20, 24, 27 and 31,
+    // the steps doubling. A whole round of 31 calls of 150 ms (above the band, below the
+    // congestion threshold of 200 ms) goes back to 27, where the round that grew to 31 began;
+    // one call fewer holds.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    rounds_to_reach(&mut aimd, &mut t, 30);
+    assert_eq!(aimd.limit(), 31);
+    let held = in_use(&mut aimd, &mut t, 31, 150 * MS);
+    assert!(held[..30].iter().all(|&c| c == Change::Unchanged));
+    assert_eq!(held[30], Change::Decreased);
+    assert_eq!(aimd.limit(), 27);
+    // Growth starts over at one step (a round with no predecessor): 28 after a round at 100 ms.
+    rounds_to_reach(&mut aimd, &mut t, 28);
+    assert_eq!(aimd.limit(), 28);
+
+    // The compact AIMD, one step per round, holds.
+    let mut compact = AimdFixedCompact::new(AimdConfig::default().initial(16)).unwrap();
+    let mut t = 0;
+    rounds_to_reach(&mut compact, &mut t, 30);
+    let limit = compact.limit();
+    let held = in_use(&mut compact, &mut t, limit as usize, 150 * MS);
+    assert!(held.iter().all(|&c| c == Change::Unchanged));
 }

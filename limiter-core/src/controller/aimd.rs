@@ -98,6 +98,8 @@ enum Verdict {
 enum Step {
     Hold,
     Grow,
+    /// Back to the level a round grown with a doubled step began at (see `Probe`, rule 10).
+    Undo(u32),
     /// A cut to `part / whole` of the limit (within `[deepest_cut, backoff]`), and what its
     /// signal was.
     Cut(u64, u64, CutBy),
@@ -111,8 +113,9 @@ enum Step {
 /// The defaults: start at 4 within `[1, 64]`, cut by 0.8, grow by one per round of the limit
 /// (faster where the growth probe allows, see [`Aimd`]), congestion at twice the baseline
 /// (the lowest rolling median of the last 10 to 20 minutes, and at least 1 ms) once 10 samples
-/// are known, growth held above 1.25 times the baseline, growth only while in-flight is at least
-/// 80% of the limit, no cooldown.
+/// are known, growth held above 1.25 times the baseline (with the growth probe, above a
+/// narrower band where a full window shows less noise than that), growth only while in-flight
+/// is at least 80% of the limit, no cooldown.
 ///
 /// Why the band starts at 1.25: where latency rises gently with load the limit settles where
 /// growth stops, so the band's start is the standing queue every client keeps; from 1.5× that
@@ -122,7 +125,9 @@ enum Step {
 /// 5/5/5), but a dependency whose latency varies by ±20 % then holds growth on a quarter of its
 /// healthy calls, and a returned quota is found far later (the simulator's `quota-jitter`,
 /// drop-and-recover with each call's latency within 100 ms ± 20 %: 49 % of the oracle's
-/// goodput at 1.1×, 62 % at 1.25×).
+/// goodput at 1.1×, 62 % at 1.25×). With the growth probe the band is measured instead, from
+/// the noise a full window shows, and 1.25 is its widest (see the module `probe`, rule 9): on
+/// a dependency without noise it starts at 1 + 1/16.
 ///
 /// # Examples
 ///
@@ -265,6 +270,12 @@ impl AimdConfig {
     /// both. Samples in the band still count towards the baseline, so latency that stays in the
     /// band for a whole baseline memory becomes the new normal and growth resumes. Set it equal
     /// to `tolerance` for no band. At least 1, at most `tolerance`.
+    ///
+    /// With the growth probe ([`AimdFixed`], [`AimdF32`]) and a baseline with memory, this is
+    /// the widest the band gets: once the window is full, the band is measured from the noise
+    /// its latencies show (twice the distance from their median to their upper eighth, at
+    /// least 1/16), so a dependency that answers in the same time every call keeps a standing
+    /// queue of a sixteenth, not a quarter.
     pub const fn growth_tolerance(mut self, growth_tolerance: Ratio) -> Self {
         self.growth_tolerance = growth_tolerance;
         self
@@ -666,7 +677,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 let threshold = tolerance.mul_u64(b);
                 if latency >= threshold {
                     Verdict::Congested { threshold }
-                } else if latency > self.config.growth_tolerance.mul_u64(b) {
+                } else if latency > self.growth_band(tolerance).mul_u64(b) {
                     Verdict::Elevated
                 } else {
                     Verdict::Fast
@@ -685,6 +696,20 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             self.window.settle();
         }
         remembered.or_else(|| self.window.median())
+    }
+
+    /// Where growth holds, over the baseline: the configured
+    /// [`growth_tolerance`](AimdConfig::growth_tolerance), or with the probe the narrower band
+    /// measured from the noise (see `Probe`, rule 9); never a band where the configuration
+    /// asks for none (`growth_tolerance` at `tolerance`).
+    fn growth_band(&self, tolerance: Ratio) -> Ratio {
+        let configured = self.config.growth_tolerance;
+        match self.probe.first().and_then(Probe::band) {
+            Some(band) if configured.to_bits() < tolerance.to_bits() => {
+                Ratio::from_bits(band.min(configured.to_bits()))
+            }
+            _ => configured,
+        }
     }
 
     /// For a refusal that took `latency` to arrive, at `elapsed`: the congestion threshold, if
@@ -746,7 +771,28 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                     let median = self.floored(u64::from(median));
                     self.low_medians.push(now, median);
                 }
+                // The band, from a full window whose median was just remembered, or from the
+                // first full one (see `Probe`, rule 9).
+                let unmeasured = self
+                    .probe
+                    .first()
+                    .is_some_and(|probe| probe.band().is_none());
+                if self.remembers() && self.window.is_full() && (median.is_some() || unmeasured) {
+                    self.measure_band();
+                }
             }
+        }
+    }
+
+    /// Measures the growth band from the (full) window: see `Probe`, rule 9.
+    fn measure_band(&mut self) {
+        if Self::COUNTED {
+            self.window.settle();
+        }
+        let widest = self.config.growth_tolerance.to_bits();
+        let (median, high) = (self.window.median(), self.window.quantile_permille(875));
+        if let (Some(probe), Some(median), Some(high)) = (self.probe.first_mut(), median, high) {
+            probe.measure_band(median, high, widest);
         }
     }
 
@@ -852,16 +898,49 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         self.decrease_to(limit, elapsed)
     }
 
+    /// A new epoch: the samples admitted before it are stale, and a held round (see `Probe`,
+    /// rule 10) starts over.
+    fn new_epoch(&mut self) {
+        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.probe.iter_mut().for_each(Probe::unheld);
+    }
+
     /// A decrease to `limit` (within the bounds) at `elapsed`, a cut's or the fast start's end:
     /// a new epoch, counted, and growth held for the cooldown.
     fn decrease_to(&mut self, limit: V, elapsed: u64) -> Change {
         self.limit = limit.clamp_to(self.config.bounds.min, self.config.bounds.max);
-        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.new_epoch();
         self.decreases = self.decreases.wrapping_add(1);
         self.hold_until = self
             .hold_until
             .max(elapsed.saturating_add(u64::from(self.config.cooldown_micros)));
         Change::Decreased
+    }
+
+    /// Counts a success judged `verdict` towards a whole round of fresh successes held above
+    /// the band: at the end of one, where a doubled step is undone to, if one is (see `Probe`,
+    /// rule 10).
+    fn held_round(&mut self, sample: &Sample, verdict: Verdict) -> Option<u32> {
+        let (whole, current) = (self.limit.whole(), sample.admission.epoch == self.epoch);
+        let probe = self.probe.first_mut().filter(|_| current)?;
+        if verdict == Verdict::Elevated {
+            probe.held(whole)
+        } else {
+            probe.unheld();
+            None
+        }
+    }
+
+    /// Back to `to`, the level a round grown with a doubled step began at, as a decrease
+    /// without a cut (no knee, no tally): growth starts over at one step and waits out the
+    /// cooldown (see `Probe`, rule 10).
+    fn undo(&mut self, to: u32, elapsed: u64) -> Change {
+        let whole = self.limit.whole();
+        self.knee.restart(whole);
+        if let Some(probe) = self.probe.first_mut() {
+            probe.restart(whole, elapsed);
+        }
+        self.decrease_to(V::from_u32(to), elapsed)
     }
 
     /// Halves the limit under a new epoch, as a decrease without a cut (no knee, no tally): the
@@ -1019,7 +1098,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             return false; // at the floor already
         }
         self.limit = scaled;
-        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.new_epoch();
         true
     }
 
@@ -1063,7 +1142,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         probe.start_drain(whole, drained);
         self.limit = V::from_u32(drained).clamp_to(min, max);
-        self.epoch = Epoch(self.epoch.0.wrapping_add(1));
+        self.new_epoch();
         Change::Decreased
     }
 
@@ -1227,12 +1306,13 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                     // The round under way was not served at the baseline (see `Probe::served`).
                     self.probe.iter_mut().for_each(Probe::congested);
                 }
+                let undo = self.held_round(sample, verdict);
                 match verdict {
                     Verdict::Congested { threshold } => match self.confirmed() {
                         Some(by) => Step::Cut(threshold, latency, by),
                         None => Step::Hold,
                     },
-                    Verdict::Elevated => Step::Hold,
+                    Verdict::Elevated => undo.map_or(Step::Hold, Step::Undo),
                     Verdict::Fast => Step::Grow,
                 }
             }
@@ -1276,6 +1356,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 self.cut(sample, elapsed, factor, by, served)
             }
             Step::Cut(..) => Change::Unchanged,
+            Step::Undo(to) => self.undo(to, elapsed),
             // A sample that would grow or hold may start or end a drain instead.
             Step::Grow | Step::Hold => match self.drain(sample, elapsed) {
                 Change::Unchanged if matches!(step, Step::Grow) && !self.draining() => {
