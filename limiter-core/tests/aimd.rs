@@ -1851,3 +1851,25 @@ fn a_whole_round_held_after_a_doubled_step_goes_back_to_where_that_round_began()
     let held = in_use(&mut compact, &mut t, limit as usize, 150 * MS);
     assert!(held.iter().all(|&c| c == Change::Unchanged));
 }
+
+#[test]
+fn the_band_is_measured_only_for_a_remembered_baseline_and_never_where_none_is_asked_for() {
+    // The same 32 calls of 10 ms as above; a call of 10,626 µs (over 1 + 1/16 of them) grows
+    // where the band keeps its configured 1.25: without memory (the baseline is the window's
+    // median, which follows a queue), and with no band at all (`growth_tolerance` at the
+    // tolerance); it holds only where the band was measured.
+    let grows = |config: AimdConfig| {
+        let mut aimd = AimdFixed::new(config.initial(4)).unwrap();
+        let mut t = 0;
+        in_use(&mut aimd, &mut t, 32, 10 * MS);
+        in_use(&mut aimd, &mut t, 1, 10_626) == [Change::Increased]
+    };
+    let two = Ratio::from_int(2);
+    assert!(!grows(AimdConfig::default()));
+    assert!(grows(AimdConfig::default().baseline(
+        two,
+        10,
+        Duration::ZERO
+    )));
+    assert!(grows(AimdConfig::default().growth_tolerance(two)));
+}

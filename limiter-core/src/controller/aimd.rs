@@ -347,7 +347,10 @@ impl AimdConfig {
 ///   92 → 98 %).
 /// - **A hold band**: a success between `growth_tolerance ×` (default 1.25) and `tolerance ×` the
 ///   baseline neither grows nor cuts the limit, so it does not climb into the queueing that the
-///   next step would cause.
+///   next step would cause. With the probe and a remembered baseline, the band starts where a
+///   full window's noise says (1 + 1/16 with no noise, at most `growth_tolerance`), and a
+///   whole round held in it after a doubled step goes back to where that step began (see the
+///   module `probe`, rules 9 and 10).
 /// - **A late refusal cuts like a slow success** (with the probe): a refusal that arrived
 ///   `k ×` over the congestion threshold (a client timeout, a gateway's 504 after a long wait)
 ///   cuts by `1 / k` within `[deepest_cut, backoff]`, as a success that slow would; a quick one
