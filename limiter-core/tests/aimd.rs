@@ -1873,3 +1873,34 @@ fn the_band_is_measured_only_for_a_remembered_baseline_and_never_where_none_is_a
     )));
     assert!(grows(AimdConfig::default().growth_tolerance(two)));
 }
+
+#[test]
+fn a_round_below_the_band_sets_a_knee_where_the_limit_stood_on_the_queue() {
+    // The rescale above (13 → 10 on a baseline corrected from 144 to 120 ms) takes 13 as a
+    // level found congested by latency: growth at the corrected baseline returns to the unit
+    // below it and dwells there a 128th of a step per round for 4 s, as below any latency knee.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(13).bounds(1, 64)).unwrap();
+    let mut t = 0;
+    one_at_a_time(&mut aimd, &mut t, 40, 144 * MS);
+    one_at_a_time(&mut aimd, &mut t, 13, 120 * MS);
+    assert_eq!(aimd.limit(), 10);
+    let rescaled = t;
+    // Calls of 120 ms, one after another, each admitted with the limit in use: the first
+    // time (ms after the rescale) the limit reaches each level.
+    let mut reached = vec![(0, 10)];
+    while t < rescaled + 30_000 * MS && aimd.limit() < 14 {
+        in_use(&mut aimd, &mut t, 1, 120 * MS);
+        if reached
+            .last()
+            .is_some_and(|&(_, limit)| limit < aimd.limit())
+        {
+            reached.push(((t - rescaled) / MS, aimd.limit()));
+        }
+    }
+    // 11 and 12 within a round each (from 10.8); 13, the knee, only after the 4 s dwell and
+    // eight rounds at an eighth of a step (a round of 12 calls of 120 ms is 1.44 s); then on.
+    assert_eq!(
+        reached,
+        [(0, 10), (240, 11), (1_680, 12), (15_120, 13), (16_800, 14)]
+    );
+}

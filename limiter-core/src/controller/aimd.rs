@@ -1100,6 +1100,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         if scaled.to_q16() >= self.limit.to_q16() {
             return false; // at the floor already
         }
+        // The level it stood at was on a queue: a knee found by latency (see `Probe`, rule 6).
+        self.knee.cut_from::<true>(whole, CutBy::Latency, elapsed);
         self.limit = scaled;
         self.new_epoch();
         true
