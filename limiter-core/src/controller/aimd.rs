@@ -776,11 +776,9 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 }
                 // The band, from a full window whose median was just remembered, or from the
                 // first full one (see `Probe`, rule 9).
-                let unmeasured = self
-                    .probe
-                    .first()
-                    .is_some_and(|probe| probe.band().is_none());
-                if self.remembers() && self.window.is_full() && (median.is_some() || unmeasured) {
+                let due = |probe: &Probe| median.is_some() || probe.band().is_none();
+                if self.window.is_full() && self.probe.first().is_some_and(due) && self.remembers()
+                {
                     self.measure_band();
                 }
             }

@@ -253,13 +253,15 @@
 //!    `m` the window's median and `q⅞` the sample at its upper eighth, at least `1 + 1/16` and
 //!    at most the configured [`growth_tolerance`](crate::AimdConfig::growth_tolerance) (1.25
 //!    by default). Twice the distance to the upper eighth holds about one healthy call in 30
-//!    where the noise is exponential, none where it is uniform within ±20 % (1.30, so the
-//!    configured 1.25), and a sixteenth where there is none (one unit of limit past a knee
-//!    still has to show above it). A full window (32 samples by default), not the first ten:
+//!    where the noise is exponential (of mean `μ`: the median is `0.69 μ` over the least
+//!    latency, the upper eighth `2.08 μ`, so the band starts `3.47 μ` over it, and
+//!    `e^−3.47` ≈ 3 % of calls come later), none where it is uniform within ±20 % (its upper
+//!    eighth is 15 % over its median: 1.30, so the configured 1.25), and a sixteenth where
+//!    there is none (one unit of limit past a knee still has to show above it). A full window (32 samples by default), not the first ten:
 //!    the upper eighth of ten samples is one sample, and a client that drew a wide band from
-//!    its first ten grew past its neighbours for the whole run (measured from the first ten,
-//!    two of the 100 clients of `late-joiner-100` ended at 17 and 21 where the others held 4
-//!    to 7). Only where the baseline is remembered, as the drains and low rounds: without
+//!    its first ten grew past its neighbours for the whole run (in a trial that measured it
+//!    from the first ten, with two holds around drains since dropped, two of the 100 clients
+//!    of `late-joiner-100`, seed 1, ended at 17 and 21 where the others held 4 to 7). Only where the baseline is remembered, as the drains and low rounds: without
 //!    memory the baseline is the window's median, which follows the queue it would measure.
 //! 10. **A doubled step that overshot goes back.** Growth judges calls admitted a round trip
 //!     earlier, so a doubled step past the band's start shows only once the calls it admitted
