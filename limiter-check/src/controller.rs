@@ -700,8 +700,19 @@ struct Speed {
     /// Whether the last cut was by latency, and when (elapsed µs).
     latency_cut_at: Option<u64>,
     /// For a cut by a late refusal, how many times (at most 3) its threshold doubles within
-    /// its latency: the long dwell is 2^that times as long, in time and in its step.
+    /// its latency, plus the other clients' tries seen (at most 3 in all): the long dwell is
+    /// 2^that times as long, in time and in its step.
     late_doublings: u32,
+    /// The long dwell's step is 2^that times smaller: `late_doublings` plus the client's own
+    /// tries that failed (at most 3 in all).
+    step_doublings: u32,
+    /// With the probe, whole rounds in a row that ended at the limit they began at (saturating
+    /// at 255); other clients' tries seen (a latency cut below the knee after 4 of them) and the
+    /// client's own tries that failed (a latency cut at or above the knee), each at most 3 and
+    /// forgotten when growth takes the limit past the knee (rule 11 of the probe).
+    kept_rounds: u32,
+    tries_seen: u32,
+    tries_failed: u32,
     /// Whether the unit below the knee dwells: not after a latency cut on a widely spread
     /// window.
     dwell: bool,
@@ -737,6 +748,10 @@ impl Speed {
             rounds_since_cut: 0,
             latency_cut_at: None,
             late_doublings: 0,
+            step_doublings: 0,
+            kept_rounds: 0,
+            tries_seen: 0,
+            tries_failed: 0,
             round_slow: 0,
             last_served: 0,
             dwell: true,
@@ -777,12 +792,13 @@ impl Speed {
         let mut bits = u64::from(step.to_bits()) * (1u64 << doublings);
         if self.dwell && limit + 1 == self.knee {
             // The unit just below the knee: a 128th for 4 s after a latency cut; after a late
-            // refusal's, 2^k times longer with a step 2^k times smaller.
+            // refusal's or other clients' tries, 2^k times longer with a step 2^k times
+            // smaller; after the client's own failed tries, a step smaller still.
             let k = self.late_doublings;
             let long = self
                 .latency_cut_at
                 .is_some_and(|at| u128::from(elapsed) < u128::from(at) + (4_000_000u128 << k));
-            bits /= if long { 128 << k } else { 8 };
+            bits /= if long { 128 << self.step_doublings } else { 8 };
         }
         if self.doubles
             && self.latency_cut_at.is_none()
@@ -831,6 +847,11 @@ impl Speed {
                 }
             }
             self.rounds_since_cut = (self.rounds_since_cut + 1).min(255);
+            self.kept_rounds = if limit == self.round.0 {
+                (self.kept_rounds + 1).min(255)
+            } else {
+                0
+            };
             self.last = Some((self.round.0, took));
             self.last_served = if self.round_slow == 0 {
                 self.round.0
@@ -1017,6 +1038,18 @@ impl Model {
         }
         speed.dwell = sure;
         let knee_before = speed.knee;
+        if speed.doubles && !quick && sure && knee_before > 0 {
+            // A try that failed: the client's own at or above the knee, another client's below
+            // it after the limit kept its level for 4 rounds.
+            if self.limit.whole() >= knee_before {
+                speed.tries_failed = (speed.tries_failed + 1).min(3);
+            } else if speed.kept_rounds >= 4 {
+                speed.tries_seen = (speed.tries_seen + 1).min(3);
+            }
+        }
+        if speed.doubles {
+            speed.kept_rounds = 0; // the cut leaves the level kept
+        }
         let again = speed.below && speed.rounds_since_cut <= 8;
         let below = !quick && seen < speed.knee;
         if below && again && speed.doubles && speed.rounds_since_cut >= 4 {
@@ -1034,7 +1067,8 @@ impl Model {
         // The long dwell's end: 4 s << doublings after the latency cut; a latency cut that
         // leaves the knee where it was keeps a later end (with the probe).
         let end = |at: Option<u64>, k: u32| at.map(|at| u128::from(at) + (4_000_000u128 << k));
-        let new_k = late.unwrap_or(0);
+        let new_k = (late.unwrap_or(0) + self.speed.tries_seen).min(3);
+        let new_step_k = (new_k + self.speed.tries_failed).min(3);
         let keeps = self.speed.doubles
             && !quick
             && self.speed.knee == knee_before
@@ -1043,6 +1077,7 @@ impl Model {
         if !keeps {
             self.speed.latency_cut_at = (!quick).then_some(elapsed);
             self.speed.late_doublings = new_k;
+            self.speed.step_doublings = new_step_k;
         }
         let mut limit = self.limit.shrink(factor);
         // A cut of the round right after a cut round, within its first `limit` successes, goes
@@ -1267,6 +1302,16 @@ impl Model {
                         let mut grown = self.limit.grow(step);
                         if back_to > grown.whole() {
                             grown = Q32::from_u32(back_to);
+                        }
+                        let lowered = self.speed.below && self.speed.rounds_since_cut < 255;
+                        if self.speed.doubles
+                            && self.speed.knee > 0
+                            && grown.whole() > self.speed.knee
+                            && !lowered
+                        {
+                            // Past a knee the limit's own try found: its tries are forgotten.
+                            self.speed.tries_seen = 0;
+                            self.speed.tries_failed = 0;
                         }
                         // Never past a stated pace's ceiling; at it already, no growth.
                         match self.ceiling(s) {

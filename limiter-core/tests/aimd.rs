@@ -1904,3 +1904,74 @@ fn a_round_below_the_band_sets_a_knee_where_the_limit_stood_on_the_queue() {
         [(0, 10), (240, 11), (1_680, 12), (15_120, 13), (16_800, 14)]
     );
 }
+
+/// Calls one after another on a dependency with a sharp knee, for `until` ms: it answers in
+/// `base` µs up to `cap(ms)` calls in flight and in three times that past it; each call is
+/// admitted with the limit in use, and the next one `1 / limit` of its latency later. Calls
+/// admitted within one of the `others` windows (ms) are slow whatever the limit, as another
+/// client's try of a shared knee makes them. Returns when (ms) each try of the knee began: each
+/// time the limit went past the capacity.
+fn tries_of_a_sharp_knee<C: Controller>(
+    c: &mut C,
+    cap: impl Fn(u64) -> u32,
+    base: u64,
+    until: u64,
+    others: &[(u64, u64)],
+) -> Vec<u64> {
+    let (mut t, mut tries, mut over) = (0, Vec::new(), false);
+    while t < until * MS {
+        let (n, ms) = (c.limit(), t / MS);
+        if n > cap(ms) && !over {
+            tries.push(ms);
+        }
+        over = n > cap(ms);
+        let slow = over || others.iter().any(|&(from, to)| (from..to).contains(&ms));
+        let latency = if slow { 3 * base } else { base };
+        let ch = complete_with(c, t, latency, n);
+        if (2900..21000).contains(&ms)
+            && others.len() == 1
+            && ch != Change::Unchanged
+            && c.limit() != n
+        {
+            print!("[{ms} {n}->{} {latency}] ", c.limit());
+        }
+        t += latency / u64::from(n);
+    }
+    tries
+}
+
+#[test]
+fn each_failed_try_of_a_latency_knee_doubles_the_dwells_rounds_up_to_its_time() {
+    // 10 ms calls past a capacity of 8: the limit tries 9 and is cut. The dwell below the knee
+    // spans 128 rounds or 4 s, whichever ends first: here 128 rounds (1.3 s) came first, and
+    // without the backoff the knee was tried every 1.37 s (15 tries in 20 s). Each try that
+    // fails doubles the rounds: 256 (2.7 s), then 512, longer than 4 s, which the time ends.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+    let tries = tries_of_a_sharp_knee(&mut aimd, |_| 8, 10 * MS, 20_000, &[]);
+    assert_eq!(tries, [51, 1_437, 4_139, 8_184, 12_262, 16_339]);
+    // 100 ms calls: 4 s is 40 rounds, and the time ends every dwell, failed tries or not
+    // (every 4.8 s without the backoff; the smaller step of the 4 s spends a few more rounds
+    // at an eighth after it).
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+    let tries = tries_of_a_sharp_knee(&mut aimd, |_| 8, 100 * MS, 30_000, &[]);
+    assert_eq!(tries, [516, 5_358, 10_316, 15_337, 20_395, 25_441]);
+}
+
+#[test]
+fn another_clients_try_doubles_the_dwells_time_until_a_try_of_its_own_is_served() {
+    // 100 ms calls past a capacity of 8, which rises to 16 at 25 s. At 3 s, with the limit
+    // dwelling at 8 for a second and more, three calls are slow: another client tried the
+    // knee they share, and the cut it brings doubles the dwell's time: 8 s, and the knee is
+    // tried at 12 s (at 8 s without the backoff), and again 8 s after that try failed.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(4)).unwrap();
+    let rises = |ms| if ms < 25_000 { 8 } else { 16 };
+    let tries = tries_of_a_sharp_knee(&mut aimd, rises, 100 * MS, 45_000, &[(3_000, 3_100)]);
+    // The try at 30.5 s is served (the capacity is 16): the limit grows past its knee, the
+    // tries counted before are forgotten, and the knee found at 17 is tried every 5 s again.
+    assert_eq!(tries, [516, 11_989, 20_935, 30_459, 35_362, 40_336]);
+    // The compact AIMD has no backoff: its knee is tried 4 s after the other client's try, and
+    // then every 4.8 s.
+    let mut compact = AimdFixedCompact::new(AimdConfig::default().initial(4)).unwrap();
+    let tries = tries_of_a_sharp_knee(&mut compact, |_| 8, 100 * MS, 30_000, &[(3_000, 3_100)]);
+    assert_eq!(tries, [554, 8_223, 13_044, 17_877, 22_710, 27_544]);
+}

@@ -36,7 +36,7 @@ fn controller_state_fits_its_budget() {
     // The budget: a whole AIMD controller with its 32-sample window and its knee (the knee, the
     // dwell below it and its round counter: a struct of its own, 24 bytes with its padding) in
     // 272 bytes, and 112 more for the growth probe (with its drain, its low rounds, the band
-    // it measures and the held round it counts: 56), the tally of the last cut round (20), the
+    // it measures, the held round and the failed tries it counts: 56), the tally of the last cut round (20), the
     // window's count below the remembered median (8) and the client's share of a quota (24).
     // The window dominates; configuration, limit, clocks and counters take the rest.
     assert!(size_of::<AimdFixedCompact>() <= 272);

@@ -702,7 +702,7 @@ fn old_names_and_parameters_are_accepted() {
         )
     );
     assert!(
-        markdown.contains("| capacity-drop | AIMD | 92 %, p95 2.00×, 0 refused (0.0 %) |"),
+        markdown.contains("| capacity-drop | AIMD | 92 %, p95 1.00×, 0 refused (0.0 %) |"),
         "{markdown}"
     );
 }

@@ -3,7 +3,7 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
-use super::knee::{CutBy, Knee, doublings};
+use super::knee::{Backoff, CutBy, Knee, doublings};
 use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
@@ -380,7 +380,11 @@ impl AimdConfig {
 ///   often as a knee). A sharp knee costs far less goodput (`slow-no-429`: 99 % of the oracle's,
 ///   where one step per round and the earlier defaults gave 74 %, and an eighth below every
 ///   knee 89 %; among ten clients sharing a capacity, `fairness`: 97 % where one step per round
-///   gave 40 %). See the module `knee`.
+///   gave 40 %). With the probe, tries that failed space the next ones: each of its own
+///   doubles the rounds of the next dwells, each of another client's (congestion at a level the
+///   limit kept) their time too, up to 32 s, until a try of its own is served (`fairness`
+///   98.8 %, `shared-100-linear` 78.9 → 83.5 %; see the module `probe`, rule 11). See the
+///   module `knee`.
 /// - **A growth probe** (with `PROBES = 1`, the default): above the knee, and while each round's
 ///   completion rate rises with the limit (the added concurrency is served), the step doubles
 ///   every round of uninterrupted growth, up to a quarter of the limit per round; anything else
@@ -884,15 +888,19 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 .whole();
             tally.open(self.epoch, limit, in_flight, refused);
         }
+        let mut backoff = Backoff::NONE;
         if let Some(probe) = self.probe.first_mut() {
             // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
             // the next drain off: it has just lowered the limit.
             probe.stop_drain(elapsed);
+            // A try that failed, the client's or another's (see `Probe`, rule 11).
+            backoff = probe.back_off(whole, self.knee.at(), by);
         }
         // With the probe, a second cut below the knee, four rounds or more after the first,
         // lifts it one above the level held (see `knee`).
         if PROBES > 0 {
-            self.knee.cut_from::<true>(seen, by, elapsed);
+            self.knee
+                .cut_backing_off::<true>(seen, by, elapsed, backoff);
         } else {
             self.knee.cut_from::<false>(seen, by, elapsed);
         }
@@ -1234,6 +1242,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let mut grown = self.limit.grow(step);
         if back_to > grown.whole() {
             grown = V::from_u32(back_to);
+        }
+        if let Some(probe) = self.probe.first_mut() {
+            // Past the knee: its tries are forgotten (see `Probe`, rule 11).
+            probe.grown_to(grown.whole(), knee, self.knee.lowered());
         }
         let grown = self
             .within(grown, self.ceiling(sample))

@@ -19,6 +19,7 @@
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
 //!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`];
+//!   with the growth probe, also once for each try of the knee that failed, see [`Backoff`];
 //!   a later cut by latency that leaves the knee where it was does not shorten such a dwell),
 //!   and not at all below a knee found by latency while the healthy latencies spread widely.
 //! - **The return below a quick knee** (with the growth probe): below a knee found by a quick
@@ -114,7 +115,25 @@ pub(crate) const fn doublings(threshold: u64, latency: u64) -> u8 {
 const KNEE_ROUNDS: u8 = 8;
 /// A second cut below the knee at least this many rounds after the first lifts the knee one
 /// above its level (with the probe): the level was held that long before congestion came back.
-const KEPT_ROUNDS: u8 = 4;
+/// (And congestion that comes after the limit kept its level for this many rounds is another
+/// client's try: see the module `probe`, rule 11.)
+pub(crate) const KEPT_ROUNDS: u8 = 4;
+
+/// How many more times a cut's long dwell is doubled, besides a late refusal's own doublings,
+/// after tries of the knee that failed (see the module `probe`, rule 11): `time` doubles both
+/// how long the dwell lasts and how many rounds it spans, `rounds` only how many rounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Backoff {
+    /// Doublings of the dwell's time and rounds: other clients' tries seen.
+    pub(crate) time: u8,
+    /// Doublings of the dwell's rounds alone: the client's own tries that failed.
+    pub(crate) rounds: u8,
+}
+
+impl Backoff {
+    /// No more doublings.
+    pub(crate) const NONE: Backoff = Backoff { time: 0, rounds: 0 };
+}
 
 /// The knee, the dwell below it, and the rounds they are counted in.
 #[derive(Clone, Copy, Debug)]
@@ -128,7 +147,8 @@ pub(crate) struct Knee {
     /// for one found by a refusal.
     long_until: u64,
     /// For a knee found by a late refusal, its [`doublings`] (the long dwell is that many times
-    /// doubled, in time and in rounds); 0 otherwise.
+    /// doubled, in time and in rounds), with the probe plus the [`Backoff`]'s (in rounds; its
+    /// `time` in `long_until` too); 0 otherwise.
     doublings: u8,
     /// Whether the unit below the knee dwells: not after a cut on latency alone while the
     /// healthy latencies spread widely.
@@ -163,6 +183,12 @@ impl Knee {
         !self.dwell
     }
 
+    /// Whether the last cut moved the knee down from where the limit's own tries had found it
+    /// (a cut by latency seen below it), within the last 254 rounds.
+    pub(crate) const fn lowered(&self) -> bool {
+        self.since_below != u8::MAX
+    }
+
     /// The knee: the concurrency congestion was last seen at, 0 before any cut.
     pub(crate) const fn at(&self) -> u32 {
         self.at
@@ -170,7 +196,7 @@ impl Knee {
 
     /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
     /// by 7 (a 128th) while a latency knee's long dwell lasts (by 7 plus the [`doublings`] of a
-    /// late refusal's knee: down to a 1,024th), by 3 (an eighth) otherwise; not at all below a
+    /// late refusal's knee and the [`Backoff`]'s: down to a 1,024th), by 3 (an eighth) otherwise; not at all below a
     /// knee found on spread latencies.
     /// (`PROBE`: the growth probe's AIMD, the only one whose refusals can come late.)
     pub(crate) const fn slow<const PROBE: bool>(&self, limit: u32, elapsed: u64) -> u8 {
@@ -271,6 +297,19 @@ impl Knee {
     /// remembered already), one seen during a return moves that level halfway down to `seen`,
     /// and a cut by latency forgets it (see [`Knee::return_to`]).
     pub(crate) fn cut_from<const PROBE: bool>(&mut self, seen: u32, by: CutBy, elapsed: u64) {
+        self.cut_backing_off::<PROBE>(seen, by, elapsed, Backoff::NONE);
+    }
+
+    /// [`Knee::cut_from`], with the long dwell below the knee doubled more by `backoff`, after
+    /// tries that failed (see the module `probe`, rule 11); in all at most [`MAX_DOUBLINGS`]
+    /// times, with a late refusal's own doublings.
+    pub(crate) fn cut_backing_off<const PROBE: bool>(
+        &mut self,
+        seen: u32,
+        by: CutBy,
+        elapsed: u64,
+        backoff: Backoff,
+    ) {
         if PROBE {
             self.remember_served(seen, by);
         }
@@ -292,13 +331,16 @@ impl Knee {
             seen + (self.at - seen).div_ceil(2)
         };
         // Only the probing AIMD judges how late a refusal came (the compact one's are all quick).
-        let doublings = match by {
-            CutBy::LateRefusal { doublings } if PROBE => doublings.min(MAX_DOUBLINGS),
+        let late = match by {
+            CutBy::LateRefusal { doublings } if PROBE => doublings,
             _ => 0,
         };
+        // Doublings of the dwell's time and rounds, and of its rounds alone (see `Backoff`).
+        let timed = late.saturating_add(backoff.time).min(MAX_DOUBLINGS);
+        let doublings = timed.saturating_add(backoff.rounds).min(MAX_DOUBLINGS);
         let long_until = if by_latency {
             // In 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
-            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << doublings))
+            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << timed))
         } else {
             0
         };
