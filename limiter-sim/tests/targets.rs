@@ -354,7 +354,10 @@ fn clients_sharing_a_quota_find_it_together() {
 /// Goodput over seeds 1 to 3, as a mean: when the clients' dwells end together is chance, and
 /// one seed's share of the oracle's calls moves by ten points with any rule that moves a
 /// client's timing (shared-100-linear: 84, 81 and 65 % on seeds 1 to 3 before the growth band
-/// was measured from the noise, 74, 75 and 84 % since).
+/// was measured from the noise, 74, 75 and 84 % since). Since another client's try stretches
+/// each client's next dwells (rule 11 of the growth probe), the 100 clients try rarely enough
+/// that their p95 stays near the oracle's: 80, 85 and 85 %, p95 at most 1.04× (1.89× on seed 1
+/// before; a mean of 77.4 %).
 #[test]
 fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     let scenarios = [
@@ -379,7 +382,7 @@ fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     };
     for (scenario, least, p95_most, refused_most) in [
         ("shared-10-linear", 0.85, 2.0, 0.01),
-        ("shared-100-linear", 0.75, 2.0, 0.02),
+        ("shared-100-linear", 0.8, 1.25, 0.02),
         ("shared-1000-linear", 0.65, 1.25, 0.1),
     ] {
         let goodput = seeds
