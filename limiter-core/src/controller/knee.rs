@@ -196,8 +196,8 @@ impl Knee {
 
     /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
     /// by 7 (a 128th) while a latency knee's long dwell lasts (by 7 plus the [`doublings`] of a
-    /// late refusal's knee and the [`Backoff`]'s: down to a 1,024th), by 3 (an eighth) otherwise; not at all below a
-    /// knee found on spread latencies.
+    /// late refusal's knee and the [`Backoff`]'s: down to a 1,024th), by 3 (an eighth)
+    /// otherwise; not at all below a knee found on spread latencies.
     /// (`PROBE`: the growth probe's AIMD, the only one whose refusals can come late.)
     pub(crate) const fn slow<const PROBE: bool>(&self, limit: u32, elapsed: u64) -> u8 {
         if self.dwell && limit < self.at && limit + 1 >= self.at {

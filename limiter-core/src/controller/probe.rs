@@ -319,7 +319,7 @@
 //!     means: `fairness` 97.4 → 98.8 % of the oracle's goodput (Jain's index over the
 //!     converged window 1.00 on every seed, 0.95 and 0.99 on seeds 4 and 5 before),
 //!     `shared-100-linear` 78.9 → 83.5 % (p95 at most 1.04 times the oracle's, 1.89 before;
-//!     Jain's index 0.98 → 0.95 on seed 1), `shared-10-linear` 88.4 → 89.7 %, `hang-low`
+//!     Jain's index 0.978 → 0.949 on seed 1), `shared-10-linear` 88.4 → 89.7 %, `hang-low`
 //!     98.7 → 99.3 %, `capacity-drop` p95 10 → 5 ms (its knee is not tried again before the
 //!     load ends); `shared-1000-linear` unchanged (its timeouts' dwells are 32 s already); the
 //!     rows that meet every target 159 → 162 of 216; the late joiners unchanged.
