@@ -1975,3 +1975,29 @@ fn another_clients_try_doubles_the_dwells_time_until_a_try_of_its_own_is_served(
     let tries = tries_of_a_sharp_knee(&mut compact, |_| 8, 100 * MS, 30_000, &[(3_000, 3_100)]);
     assert_eq!(tries, [554, 8_223, 13_044, 17_877, 22_710, 27_544]);
 }
+
+#[test]
+fn a_drain_to_the_floor_keeps_the_remembered_baseline() {
+    // A limit of 2 on a baseline of 100 ms, then a standing queue of 140 ms that others keep
+    // (inside the hold band): the drain five seconds on halves the limit to the floor, 1. The
+    // slow calls that complete during it were admitted on the queue, not at the floor: they
+    // are not a new normal, and the baseline stays 100 ms.
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(2).bounds(1, 2)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 10, 100 * MS);
+    assert_eq!(aimd.stats().baseline_micros, Some(100_000));
+    let mut drained = false;
+    while t < 10_000 * MS {
+        let change = success_at(&mut aimd, t, 140 * MS);
+        t += 10 * MS;
+        if change == Change::Decreased {
+            drained = true;
+            break;
+        }
+    }
+    assert!(drained, "a drain");
+    assert_eq!(aimd.limit(), 1);
+    // The calls admitted before the drain complete at 140 ms, and more after it.
+    successes(&mut aimd, &mut t, 40, 140 * MS);
+    assert_eq!(aimd.stats().baseline_micros, Some(100_000));
+}

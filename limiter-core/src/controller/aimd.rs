@@ -1299,9 +1299,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 // The baseline learns from healthy samples only, or it would absorb the very
                 // queueing it is meant to detect (a sustained overload would look normal within
                 // half a window). A latency that stays high even at the floor is not our queue:
-                // it is the dependency's new normal, and it is learned.
+                // it is the dependency's new normal, and it is learned. Not while a drain holds
+                // the limit there for a round: its calls were admitted on the queue it drains.
                 let congested = matches!(verdict, Verdict::Congested { .. });
-                let at_floor = self.limit.whole() <= self.config.bounds.min;
+                let at_floor = self.limit.whole() <= self.config.bounds.min && !self.draining();
                 // At the floor, a slow sample also forgets the remembered low medians, which
                 // would otherwise hold the baseline below the new normal for the whole memory.
                 if at_floor && verdict != Verdict::Fast {

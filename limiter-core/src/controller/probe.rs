@@ -134,7 +134,11 @@
 //!    drain off, and it costs nothing. The first interval starts at the controller's first
 //!    success, not at the start of its clock: a client made early and first used later (the
 //!    late joiner, built with the others) drained on its first calls, at a limit it had not
-//!    grown yet, and halved it for nothing.
+//!    grown yet, and halved it for nothing. A drain that halves the limit to the floor does
+//!    not make its slow calls the dependency's new normal, as slow calls at the floor
+//!    otherwise are: they were admitted on the queue it drains (a limit of 2 on a baseline of
+//!    100 ms under a queue of 140 ms learned 140 ms, a baseline that lets it grow into that
+//!    queue).
 //! 6. **A low round lowers the baseline, and the limit with it.** A whole round of successes in
 //!    a row below `10/11` of the baseline makes the slowest of them a remembered baseline: as
 //!    many as the limit was when the first of them came back, and at least
