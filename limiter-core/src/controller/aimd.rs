@@ -3,7 +3,7 @@
 use core::time::Duration;
 
 use super::arith::{F32, LimitValue, Q32};
-use super::knee::{Backoff, CutBy, Knee, doublings};
+use super::knee::{CutBy, DwellBackoff, Knee, doublings};
 use super::level::{
     Bounds, DEFAULT_BACKOFF, FloorWatch, assert_valid, bounds_builders, is_fraction,
 };
@@ -888,7 +888,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 .whole();
             tally.open(self.epoch, limit, in_flight, refused);
         }
-        let mut backoff = Backoff::NONE;
+        let mut backoff = DwellBackoff::NONE;
         if let Some(probe) = self.probe.first_mut() {
             // A cut during a drain cuts the drained limit: the drain is over. A cut also puts
             // the next drain off: it has just lowered the limit.
@@ -940,30 +940,26 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
     }
 
-    /// Back to `to`, the level a round grown with a doubled step began at, as a decrease
-    /// without a cut (no knee, no tally): growth starts over at one step and waits out the
-    /// cooldown (see `Probe`, rule 10).
-    fn undo(&mut self, to: u32, elapsed: u64) -> Change {
+    /// A decrease to `limit` without a cut (no knee, no tally), under a new epoch: growth
+    /// starts over at one step, from the limit before, and waits out the cooldown, as after a
+    /// cut. A whole held round's undo of a doubled step (see `Probe`, rule 10) and the fast
+    /// start's halving.
+    fn decrease_uncut(&mut self, limit: V, elapsed: u64) -> Change {
         let whole = self.limit.whole();
         self.knee.restart(whole);
         if let Some(probe) = self.probe.first_mut() {
             probe.restart(whole, elapsed);
         }
-        self.decrease_to(V::from_u32(to), elapsed)
+        self.decrease_to(limit, elapsed)
     }
 
-    /// Halves the limit under a new epoch, as a decrease without a cut (no knee, no tally): the
-    /// fast start's end on a success held above the band (see `Probe`, rule 7). Growth starts
-    /// over at one step, from the limit before, and waits out the cooldown, as after a cut; a
-    /// drain under way is over.
+    /// Halves the limit, as a decrease without a cut: the fast start's end on a success held
+    /// above the band (see `Probe`, rule 7). A drain under way is over.
     fn halve(&mut self, elapsed: u64, now: Instant) -> Change {
-        let whole = self.limit.whole();
-        self.knee.restart(whole);
         if let Some(probe) = self.probe.first_mut() {
             probe.stop_drain(elapsed);
-            probe.restart(whole, elapsed);
         }
-        let change = self.decrease_to(self.limit.shrink(HALF), elapsed);
+        let change = self.decrease_uncut(self.limit.shrink(HALF), elapsed);
         self.at_floor
             .observe(self.limit.whole() <= self.config.bounds.min, now);
         change
@@ -1372,7 +1368,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 self.cut(sample, elapsed, factor, by, served)
             }
             Step::Cut(..) => Change::Unchanged,
-            Step::Undo(to) => self.undo(to, elapsed),
+            // Back to where a doubled step began (see `Probe`, rule 10).
+            Step::Undo(to) => self.decrease_uncut(V::from_u32(to), elapsed),
             // A sample that would grow or hold may start or end a drain instead.
             Step::Grow | Step::Hold => match self.drain(sample, elapsed) {
                 Change::Unchanged if matches!(step, Step::Grow) && !self.draining() => {

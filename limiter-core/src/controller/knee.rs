@@ -19,7 +19,7 @@
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
 //!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
 //!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`];
-//!   with the growth probe, also once for each try of the knee that failed, see [`Backoff`];
+//!   with the growth probe, also once for each try of the knee that failed, see [`DwellBackoff`];
 //!   a later cut by latency that leaves the knee where it was does not shorten such a dwell),
 //!   and not at all below a knee found by latency while the healthy latencies spread widely.
 //! - **The return below a quick knee** (with the growth probe): below a knee found by a quick
@@ -122,17 +122,17 @@ pub(crate) const KEPT_ROUNDS: u8 = 4;
 /// How many more times a cut's long dwell is doubled, besides a late refusal's own doublings,
 /// after tries of the knee that failed (see the module `probe`, rule 11): `time` doubles both
 /// how long the dwell lasts and how many rounds it spans, `rounds` only how many rounds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Backoff {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DwellBackoff {
     /// Doublings of the dwell's time and rounds: other clients' tries seen.
     pub(crate) time: u8,
     /// Doublings of the dwell's rounds alone: the client's own tries that failed.
     pub(crate) rounds: u8,
 }
 
-impl Backoff {
+impl DwellBackoff {
     /// No more doublings.
-    pub(crate) const NONE: Backoff = Backoff { time: 0, rounds: 0 };
+    pub(crate) const NONE: DwellBackoff = DwellBackoff { time: 0, rounds: 0 };
 }
 
 /// The knee, the dwell below it, and the rounds they are counted in.
@@ -147,7 +147,7 @@ pub(crate) struct Knee {
     /// for one found by a refusal.
     long_until: u64,
     /// For a knee found by a late refusal, its [`doublings`] (the long dwell is that many times
-    /// doubled, in time and in rounds), with the probe plus the [`Backoff`]'s (in rounds; its
+    /// doubled, in time and in rounds), with the probe plus the [`DwellBackoff`]'s (in rounds; its
     /// `time` in `long_until` too); 0 otherwise.
     doublings: u8,
     /// Whether the unit below the knee dwells: not after a cut on latency alone while the
@@ -196,7 +196,7 @@ impl Knee {
 
     /// How far to shift the step down at `limit` at `elapsed`: in the unit just below the knee,
     /// by 7 (a 128th) while a latency knee's long dwell lasts (by 7 plus the [`doublings`] of a
-    /// late refusal's knee and the [`Backoff`]'s: down to a 1,024th), by 3 (an eighth)
+    /// late refusal's knee and the [`DwellBackoff`]'s: down to a 1,024th), by 3 (an eighth)
     /// otherwise; not at all below a knee found on spread latencies.
     /// (`PROBE`: the growth probe's AIMD, the only one whose refusals can come late.)
     pub(crate) const fn slow<const PROBE: bool>(&self, limit: u32, elapsed: u64) -> u8 {
@@ -297,7 +297,7 @@ impl Knee {
     /// remembered already), one seen during a return moves that level halfway down to `seen`,
     /// and a cut by latency forgets it (see [`Knee::return_to`]).
     pub(crate) fn cut_from<const PROBE: bool>(&mut self, seen: u32, by: CutBy, elapsed: u64) {
-        self.cut_backing_off::<PROBE>(seen, by, elapsed, Backoff::NONE);
+        self.cut_backing_off::<PROBE>(seen, by, elapsed, DwellBackoff::NONE);
     }
 
     /// [`Knee::cut_from`], with the long dwell below the knee doubled more by `backoff`, after
@@ -308,7 +308,7 @@ impl Knee {
         seen: u32,
         by: CutBy,
         elapsed: u64,
-        backoff: Backoff,
+        backoff: DwellBackoff,
     ) {
         if PROBE {
             self.remember_served(seen, by);
@@ -335,7 +335,7 @@ impl Knee {
             CutBy::LateRefusal { doublings } if PROBE => doublings,
             _ => 0,
         };
-        // Doublings of the dwell's time and rounds, and of its rounds alone (see `Backoff`).
+        // Doublings of the dwell's time and rounds, and of its rounds alone (see `DwellBackoff`).
         let timed = late.saturating_add(backoff.time).min(MAX_DOUBLINGS);
         let doublings = timed.saturating_add(backoff.rounds).min(MAX_DOUBLINGS);
         let long_until = if by_latency {

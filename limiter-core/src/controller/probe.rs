@@ -334,7 +334,7 @@
 //!
 //! All integer; the only wide operation is one 64-bit product pair per round.
 
-use super::knee::{Backoff, CutBy, KEPT_ROUNDS, MAX_DOUBLINGS};
+use super::knee::{CutBy, DwellBackoff, KEPT_ROUNDS, MAX_DOUBLINGS};
 use crate::num::ratio::Ratio;
 
 /// The state of the step's growth, of the drain, of the low-round rule and of the tries' backoff.
@@ -635,7 +635,7 @@ impl Probe {
     /// client's, below it after the limit kept its level for [`KEPT_ROUNDS`] rounds; only
     /// for a cut by latency or by a late refusal, of a dwell (not on spread latencies). Returns
     /// how much more the cut's long dwell is doubled (rule 11).
-    pub(crate) fn back_off(&mut self, limit: u32, knee: u32, by: CutBy) -> Backoff {
+    pub(crate) fn back_off(&mut self, limit: u32, knee: u32, by: CutBy) -> DwellBackoff {
         if matches!(by, CutBy::Latency | CutBy::LateRefusal { .. }) && knee > 0 {
             if limit >= knee {
                 self.tries_failed = (self.tries_failed + 1).min(MAX_DOUBLINGS);
@@ -645,7 +645,7 @@ impl Probe {
         }
         // The cut changes the limit: the level it kept is left.
         self.kept_rounds = 0;
-        Backoff {
+        DwellBackoff {
             time: self.tries_seen,
             rounds: self.tries_failed,
         }
