@@ -714,8 +714,12 @@ struct Speed {
     tries_seen: u32,
     tries_failed: u32,
     /// Whether the unit below the knee dwells: not after a latency cut on a widely spread
-    /// window.
+    /// window, nor (with the probe) after one that came before the window was full where the
+    /// first 16 healthy samples after it spread.
     dwell: bool,
+    /// With the probe, after a latency cut that came before the window was full, the healthy
+    /// samples still to take before the window's spread judges it; 0: nothing to judge.
+    unjudged: u32,
     /// The return to a level served before a fall.
     back: Return,
     /// Where a whole held round goes back to: the level the last round began at if it grew
@@ -755,6 +759,7 @@ impl Speed {
             round_slow: 0,
             last_served: 0,
             dwell: true,
+            unjudged: 0,
             back: Return::default(),
             undo_to: 0,
         }
@@ -1037,6 +1042,13 @@ impl Model {
             speed.back.stepping = false;
         }
         speed.dwell = sure;
+        // Before the window is full, whether its latencies spread is not known yet: a whole
+        // window taken after the cut judges it.
+        speed.unjudged = if speed.doubles && !refused && self.window.len() < 16 {
+            16
+        } else {
+            0
+        };
         let knee_before = speed.knee;
         if speed.doubles && !quick && sure && knee_before > 0 {
             // A try that failed: the client's own at or above the knee, another client's below
@@ -1194,6 +1206,15 @@ impl Model {
                     self.window.push(u64::from(crate::stored_latency(latency)));
                     if self.window.len() > 16 {
                         self.window.remove(0);
+                    }
+                    // A whole window taken after a latency cut that came before the window
+                    // was full judges that cut's spread: a spread window, no dwell below its
+                    // knee.
+                    if self.speed.unjudged > 0 {
+                        self.speed.unjudged -= 1;
+                        if self.speed.unjudged == 0 && self.spread() {
+                            self.speed.dwell = false;
+                        }
                     }
                 }
                 // A latency cut takes two congested successes among the last four (five among

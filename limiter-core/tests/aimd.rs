@@ -2001,3 +2001,38 @@ fn a_drain_to_the_floor_keeps_the_remembered_baseline() {
     successes(&mut aimd, &mut t, 40, 140 * MS);
     assert_eq!(aimd.stats().baseline_micros, Some(100_000));
 }
+
+/// From a limit of 8, ten calls of `pattern`, then two of 40 ms: a cut by latency while the
+/// window of 32 is not yet full, with its knee at 9 (a whole round at 8 came back at the
+/// baseline). Then calls of `pattern`, each admitted with the limit in use, until the limit
+/// reaches the knee: the limit after the cut, and how many calls the way back took.
+fn back_after_an_early_cut(pattern: &[u64]) -> (u32, usize) {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(8)).unwrap();
+    let mut t = 0;
+    let mut calls = pattern.iter().copied().cycle();
+    for latency in calls.by_ref().take(10) {
+        in_use(&mut aimd, &mut t, 1, latency);
+    }
+    let cut = in_use(&mut aimd, &mut t, 2, 40 * MS);
+    assert_eq!(cut, [Change::Unchanged, Change::Decreased]);
+    let after = aimd.limit();
+    let mut n = 0;
+    while aimd.limit() < 9 && n < 10_000 {
+        in_use(&mut aimd, &mut t, 1, calls.next().unwrap());
+        n += 1;
+    }
+    (after, n)
+}
+
+#[test]
+fn a_cut_before_the_window_is_full_dwells_unless_the_first_full_window_spreads() {
+    // Calls of exactly 14 ms: the first full window does not spread, and the unit below the
+    // knee dwells for 4 s after the cut (331 calls of 14 ms).
+    assert_eq!(back_after_an_early_cut(&[14 * MS]), (6, 331));
+    // Calls from 10 to 24 ms about a median of 14 ms, none of them congested: once the window
+    // holds 32 calls taken after the cut, it spreads (its upper quartile, 20 ms, over 1.5 times
+    // its lowest eighth, 10 ms), the cut is judged noise after all, and the knee is passed in
+    // 43 calls (328 without the judgement).
+    let spread = [10 * MS, 16 * MS, 12 * MS, 20 * MS, 14 * MS, 24 * MS];
+    assert_eq!(back_after_an_early_cut(&spread), (6, 43));
+}

@@ -593,6 +593,13 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// median, without the count's code (the same decisions either way).
     const COUNTED: bool = PROBES > 0 && LAZY_ORDER;
 
+    /// The window's length, as a count of samples (at most `u16::MAX`).
+    const WINDOW: u16 = if N > u16::MAX as usize {
+        u16::MAX
+    } else {
+        N as u16
+    };
+
     /// A controller with a validated configuration.
     pub fn new(config: AimdConfig) -> Result<Self, ConfigError> {
         config.validate(N)?;
@@ -789,6 +796,24 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
     }
 
+    /// Once the window holds only samples taken after a cut by latency that came before it was
+    /// full (see `Probe`, rule 3): if they spread widely, the knee that cut set does not dwell,
+    /// as if the cut had found them spread.
+    fn judge_spread(&mut self) {
+        if !self.probe.first_mut().is_some_and(Probe::pushed) {
+            return;
+        }
+        if Self::COUNTED {
+            self.window.settle(); // for its spread
+        }
+        if self
+            .window
+            .spreads(self.config.baseline_floor_micros, self.knee.spread())
+        {
+            self.knee.found_spread();
+        }
+    }
+
     /// Measures the growth band from the (full) window: see `Probe`, rule 9.
     fn measure_band(&mut self) {
         if Self::COUNTED {
@@ -895,6 +920,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             probe.stop_drain(elapsed);
             // A try that failed, the client's or another's (see `Probe`, rule 11).
             backoff = probe.back_off(whole, self.knee.at(), by);
+            // Before the window is full, whether the latencies spread is judged once it holds
+            // only samples taken after the cut (see `Probe`, rule 3).
+            let early = matches!(by, CutBy::Latency) && !self.window.is_full();
+            probe.judge_after(if early { Self::WINDOW } else { 0 });
         }
         // With the probe, a second cut below the knee, four rounds or more after the first,
         // lifts it one above the level held (see `knee`).
@@ -1104,6 +1133,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         }
         // The level it stood at was on a queue: a knee found by latency (see `Probe`, rule 6).
         self.knee.cut_from::<true>(whole, CutBy::Latency, elapsed);
+        // A queue, not noise: whatever the window's spread, the knee dwells.
+        if let Some(probe) = self.probe.first_mut() {
+            probe.judge_after(0);
+        }
         self.limit = scaled;
         self.new_epoch();
         true
@@ -1309,6 +1342,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                         Some(count) => self.window.push_counted(latency, count),
                         None => self.window.push(latency),
                     }
+                    self.judge_spread();
                     self.remember_median(mono);
                 }
                 // Two congested successes among the last four cut (five of eight on a widely

@@ -189,6 +189,13 @@ impl Knee {
         self.since_below != u8::MAX
     }
 
+    /// The first full window found the latencies spread widely, after the cut by latency that
+    /// set the knee came before it could judge that: no dwell below the knee, as after a cut on
+    /// spread latencies (see the module `probe`, rule 3).
+    pub(crate) const fn found_spread(&mut self) {
+        self.dwell = false;
+    }
+
     /// The knee: the concurrency congestion was last seen at, 0 before any cut.
     pub(crate) const fn at(&self) -> u32 {
         self.at
