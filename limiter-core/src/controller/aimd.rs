@@ -1104,17 +1104,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let Some(probe) = self.probe.first_mut() else {
             return false;
         };
-        let Some(low) = probe.success(latency, baseline, whole, elapsed) else {
-            return false;
-        };
         // Below the baseline floor latencies are compared with the floor (see `judge`): a
         // baseline there moves no threshold, and what a round of calls under it shows is the
-        // clock's resolution, not a queue; a new baseline under the floor moves the thresholds
-        // down to the floor only.
+        // clock's resolution, not a queue (no low round counts there); a new baseline under the
+        // floor moves the thresholds down to the floor only.
         let floor = self.config.baseline_floor_micros;
-        if baseline <= floor {
+        let Some(low) = probe.success(latency, baseline, floor, whole, elapsed) else {
             return false;
-        }
+        };
         let low = low.max(u64::from(floor)); // floored: see `floored`
         self.low_medians.push(Instant::from_micros(elapsed), low);
         if !fresh {

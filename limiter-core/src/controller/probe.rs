@@ -473,11 +473,13 @@ impl Probe {
     /// the first success, and then one at or below the baseline, puts the next drain off; a
     /// whole round in a row below `baseline × 10/11` (as many successes as the limit was at the
     /// first of them, at least [`LOW_ROUND_LEAST`]), none of them zero, returns the slowest of
-    /// them, the baseline the caller should remember.
+    /// them, the baseline the caller should remember. Not under a baseline at or below `floor`
+    /// (the baseline floor): no round counts there.
     pub(crate) fn success(
         &mut self,
         latency: u64,
         baseline: u32,
+        floor: u32,
         limit: u32,
         elapsed: u64,
     ) -> Option<u64> {
@@ -487,7 +489,10 @@ impl Probe {
         }
         // A zero is what a clock that stepped back gives every call in flight (a whole round
         // of them): it says nothing about the dependency, and would remember a baseline of 0.
-        if latency == 0 || latency.saturating_mul(11) > u64::from(baseline) * 10 {
+        if baseline <= floor
+            || latency == 0
+            || latency.saturating_mul(11) > u64::from(baseline) * 10
+        {
             self.low_left = 0;
             self.low_max = 0;
             return None;
@@ -821,33 +826,37 @@ mod tests {
         let mut probe = Probe::new(4);
         // Baseline 100 ms: the band starts at 100 × 10/11 = 90.9 ms below it.
         for (i, ms) in [80, 85, 90, 82, 81].into_iter().enumerate() {
-            assert_eq!(probe.success(ms * 1_000, 100_000, 4, 0), None, "sample {i}");
-        }
-        // A round is the limit, but at least 6 successes.
-        assert_eq!(probe.success(88_000, 100_000, 4, 0), Some(90_000));
-        // One success in or above the band starts the count again.
-        for ms in [80, 80, 80, 95, 80, 80, 80, 80, 80] {
-            assert_eq!(probe.success(ms * 1_000, 100_000, 4, 0), None);
-        }
-        assert_eq!(probe.success(80_000, 100_000, 4, 0), Some(80_000));
-        // Zeros (a clock that stepped back) never make a round.
-        for _ in 0..20 {
-            assert_eq!(probe.success(0, 100_000, 4, 0), None);
-        }
-        // The round is the limit when the run began (7), though the limit grows during it.
-        for (i, limit) in [7, 7, 8, 8, 8, 8].into_iter().enumerate() {
             assert_eq!(
-                probe.success(100_000, 146_000, limit, 0),
+                probe.success(ms * 1_000, 100_000, 1_000, 4, 0),
                 None,
                 "sample {i}"
             );
         }
-        assert_eq!(probe.success(101_000, 146_000, 8, 0), Some(101_000));
+        // A round is the limit, but at least 6 successes.
+        assert_eq!(probe.success(88_000, 100_000, 1_000, 4, 0), Some(90_000));
+        // One success in or above the band starts the count again.
+        for ms in [80, 80, 80, 95, 80, 80, 80, 80, 80] {
+            assert_eq!(probe.success(ms * 1_000, 100_000, 1_000, 4, 0), None);
+        }
+        assert_eq!(probe.success(80_000, 100_000, 1_000, 4, 0), Some(80_000));
+        // Zeros (a clock that stepped back) never make a round.
+        for _ in 0..20 {
+            assert_eq!(probe.success(0, 100_000, 1_000, 4, 0), None);
+        }
+        // The round is the limit when the run began (7), though the limit grows during it.
+        for (i, limit) in [7, 7, 8, 8, 8, 8].into_iter().enumerate() {
+            assert_eq!(
+                probe.success(100_000, 146_000, 1_000, limit, 0),
+                None,
+                "sample {i}"
+            );
+        }
+        assert_eq!(probe.success(101_000, 146_000, 1_000, 8, 0), Some(101_000));
         // A run that began at 9 needs 9.
         for _ in 0..8 {
-            assert_eq!(probe.success(100_000, 146_000, 9, 0), None);
+            assert_eq!(probe.success(100_000, 146_000, 1_000, 9, 0), None);
         }
-        assert_eq!(probe.success(100_000, 146_000, 5, 0), Some(100_000));
+        assert_eq!(probe.success(100_000, 146_000, 1_000, 5, 0), Some(100_000));
     }
 
     #[test]
@@ -858,13 +867,13 @@ mod tests {
         assert!(!probe.drain_due(DRAIN_EVERY_MICROS));
         assert!(!probe.drain_due(u64::MAX));
         // The first success, above the baseline, at 2 s: due at 7 s.
-        probe.success(150_000, 100_000, 10, 2_000_000);
+        probe.success(150_000, 100_000, 1_000, 10, 2_000_000);
         assert!(!probe.drain_due(6_999_999));
         assert!(probe.drain_due(7_000_000));
         // One above the baseline puts nothing off; one at it, at 4 s: due at 9 s.
-        probe.success(150_000, 100_000, 10, 3_000_000);
+        probe.success(150_000, 100_000, 1_000, 10, 3_000_000);
         assert!(probe.drain_due(7_000_000));
-        probe.success(100_000, 100_000, 10, 4_000_000);
+        probe.success(100_000, 100_000, 1_000, 10, 4_000_000);
         assert!(!probe.drain_due(8_999_999));
         assert!(probe.drain_due(9_000_000));
         probe.start_drain(10, 5);
