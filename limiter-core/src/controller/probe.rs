@@ -857,6 +857,15 @@ mod tests {
             assert_eq!(probe.success(100_000, 146_000, 1_000, 9, 0), None);
         }
         assert_eq!(probe.success(100_000, 146_000, 1_000, 5, 0), Some(100_000));
+        // Under a baseline at the floor (1 ms) no round counts, however long the run; a
+        // baseline above it counts the run from its start.
+        for _ in 0..20 {
+            assert_eq!(probe.success(10, 1_000, 1_000, 4, 0), None);
+        }
+        for _ in 0..5 {
+            assert_eq!(probe.success(10, 1_001, 1_000, 4, 0), None);
+        }
+        assert_eq!(probe.success(10, 1_001, 1_000, 4, 0), Some(10));
     }
 
     #[test]
