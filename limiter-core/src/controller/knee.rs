@@ -189,8 +189,8 @@ impl Knee {
         self.since_below != u8::MAX
     }
 
-    /// The first full window found the latencies spread widely, after the cut by latency that
-    /// set the knee came before it could judge that: no dwell below the knee, as after a cut on
+    /// The cut by latency that set the knee came before the window was full, and a whole window
+    /// of latencies taken after it spreads widely: no dwell below the knee, as after a cut on
     /// spread latencies (see the module `probe`, rule 3).
     pub(crate) const fn found_spread(&mut self) {
         self.dwell = false;
