@@ -993,6 +993,23 @@ impl Model {
         factor: Ratio,
     ) -> Change {
         if epoch != self.epoch {
+            // With the probe, a late refusal of a round trip already answered cuts nothing,
+            // but lengthens the long dwell below the knee to what its lateness asks, from now,
+            // where that ends later, with a step as small; and the unit below the knee dwells.
+            if let (true, true, Some(k)) = (self.speed.doubles, refused, late) {
+                let speed = &mut self.speed;
+                let k = k.min(3);
+                let end = u128::from(elapsed) + (4_000_000u128 << k);
+                let current = speed.latency_cut_at.map_or(0, |at| {
+                    u128::from(at) + (4_000_000u128 << speed.late_doublings)
+                });
+                if speed.knee > 0 && end > current {
+                    speed.latency_cut_at = Some(elapsed);
+                    speed.late_doublings = k;
+                    speed.step_doublings = speed.step_doublings.max(k);
+                    speed.dwell = true;
+                }
+            }
             return Change::Unchanged;
         }
         // The knee: the concurrency the congestion was seen at, at most the limit; a latency

@@ -1325,6 +1325,41 @@ fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
     assert_eq!(dwell_after_refusal(500 * MS), (6, 3225));
 }
 
+/// From a limit of 12 on a 10 ms dependency, two calls admitted with 12 in flight are refused:
+/// the first `first` after its admission, which cuts, and the second `second` after it, whose
+/// round trip that cut answered. Returns the growth samples from 11 to 12 (the unit below the
+/// knee) once both have come back.
+fn dwell_after_two_refusals(first: u64, second: u64) -> u32 {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(12)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 10, 10 * MS);
+    let admitted = Admission::new(&aimd, Instant::from_micros(t), 12);
+    let refused = |late| Sample::new(admitted, Instant::from_micros(t + late), Outcome::Overload);
+    assert_eq!(aimd.on_sample(&refused(first)), Change::Decreased);
+    assert_eq!(
+        aimd.on_sample(&refused(second)),
+        Change::Unchanged,
+        "one cut per round trip"
+    );
+    t += first.max(second);
+    samples_from_to(&mut aimd, &mut t, 11, 12)
+}
+
+#[test]
+fn a_timeout_of_a_round_trip_already_answered_lengthens_the_dwell_it_asks_for() {
+    // A refusal 1.5 times the threshold (30 ms) cuts, with a latency knee's long dwell: 443
+    // samples from 11 to 12, as after it alone (see above). A second as late asks for no
+    // more.
+    assert_eq!(dwell_after_two_refusals(30 * MS, 30 * MS), 443);
+    // A second 500 ms late (25 thresholds, three doublings) asks for a 1,024th of a step for
+    // 32 s from its arrival, as a cut by it would have (399 samples without the rule; the
+    // limit, cut to 8 rather than 6, reaches 11 a little sooner than after such a cut).
+    assert_eq!(dwell_after_two_refusals(30 * MS, 500 * MS), 3242);
+    // After a cut by the timeout itself (3,225 samples, see above), a later refusal of the
+    // same round trip that asks for less leaves the dwell as it is.
+    assert_eq!(dwell_after_two_refusals(500 * MS, 530 * MS), 3225);
+}
+
 /// `calls` calls of 100 ms at an initial limit of 4 (a baseline needs ten; a whole round is
 /// four), then one refusal `late` after its admission with `in_flight` calls in flight (`None`:
 /// the limit in use); then rounds of 100 ms calls until the limit is back at the level the

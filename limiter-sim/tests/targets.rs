@@ -357,7 +357,10 @@ fn clients_sharing_a_quota_find_it_together() {
 /// was measured from the noise, 74, 75 and 84 % since). Since another client's try stretches
 /// each client's next dwells (rule 11 of the growth probe), the 100 clients try rarely enough
 /// that their p95 stays near the oracle's: 80, 85 and 85 %, p95 at most 1.04× (1.89× on seed 1
-/// before; a mean of 77.4 %).
+/// before; a mean of 77.4 %). Since a timeout of a round trip that an earlier cut answered
+/// lengthens the dwell to what it says (`Knee::lengthen`), no client tries again 4 s after the
+/// start-up's collapse: 88 / 89 / 88 % and 77 / 76 / 77 % for 1,000 clients, p95 1.00× (means
+/// of 83.3 % and 67.8 % before, p95 up to 1.04×).
 #[test]
 fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     let scenarios = [
@@ -382,8 +385,8 @@ fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     };
     for (scenario, least, p95_most, refused_most) in [
         ("shared-10-linear", 0.85, 2.0, 0.01),
-        ("shared-100-linear", 0.8, 1.25, 0.02),
-        ("shared-1000-linear", 0.65, 1.25, 0.1),
+        ("shared-100-linear", 0.86, 1.1, 0.02),
+        ("shared-1000-linear", 0.74, 1.1, 0.1),
     ] {
         let goodput = seeds
             .iter()

@@ -1398,6 +1398,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 }
                 self.cut(sample, elapsed, factor, by, served)
             }
+            // A late refusal of a round trip already answered: what a try of the knee costs
+            // (see `Knee::lengthen`).
+            Step::Cut(_, _, CutBy::LateRefusal { doublings }) if PROBES > 0 => {
+                self.knee.lengthen(doublings, elapsed);
+                Change::Unchanged
+            }
             Step::Cut(..) => Change::Unchanged,
             // Back to where a doubled step began (see `Probe`, rule 10).
             Step::Undo(to) => self.decrease_uncut(V::from_u32(to), elapsed),

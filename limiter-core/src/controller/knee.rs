@@ -196,6 +196,35 @@ impl Knee {
         self.dwell = false;
     }
 
+    /// A late refusal (a client timeout) at `elapsed`, of a call admitted before the last cut:
+    /// that cut answered its round trip, so it cuts nothing, but its lateness says what a try
+    /// of the knee costs, as a fresh one's does. From now, the long dwell below the knee lasts
+    /// as long as its `doublings` ask (4 s, doubled once for each; see [`doublings`]), with a
+    /// step as small, where that ends later than the dwell under way; and the unit below the
+    /// knee dwells, whatever the window's spread (a timeout is not noise). Nothing without a
+    /// knee. (With the growth probe: the only AIMD whose refusals can come late.)
+    ///
+    /// Why: the cut that answers an overload comes with its round trip's first signal, often a
+    /// success slower than the threshold; the calls of the same round that time out come
+    /// after it, and only they show that a try of that knee holds each call for a whole
+    /// timeout. A knee that kept the first signal's 4 s was tried again 4 s later, and on a
+    /// dependency shared by many clients every such try collapsed it for all (the simulator's
+    /// `shared-100-linear`, seed 1: 18 of the 100 clients were first cut by a slow success
+    /// after the start-up's overload, 12 of them then saw stale timeouts, and their tries at
+    /// about 5.5 s cost a second collapse; see the module `probe`, rule 3, for the figures).
+    pub(crate) fn lengthen(&mut self, doublings: u8, elapsed: u64) {
+        if self.at == 0 {
+            return;
+        }
+        let d = doublings.min(MAX_DOUBLINGS);
+        let until = elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << d));
+        if until > self.long_until {
+            self.long_until = until;
+            self.doublings = self.doublings.max(d);
+            self.dwell = true;
+        }
+    }
+
     /// The knee: the concurrency congestion was last seen at, 0 before any cut.
     pub(crate) const fn at(&self) -> u32 {
         self.at
