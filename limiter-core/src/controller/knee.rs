@@ -200,8 +200,8 @@ impl Knee {
     /// that cut answered its round trip, so it cuts nothing, but its lateness says what a try
     /// of the knee costs, as a fresh one's does. From now, the long dwell below the knee lasts
     /// as long as its `doublings` ask (4 s, doubled once for each; see [`doublings`]), with a
-    /// step as small, where that ends later than the dwell under way; and the unit below the
-    /// knee dwells, whatever the window's spread (a timeout is not noise). Nothing without a
+    /// step as small, where that ends later than the dwell under way; the unit below the knee
+    /// then dwells whatever the window's spread (a timeout is not noise). Nothing without a
     /// knee. (With the growth probe: the only AIMD whose refusals can come late.)
     ///
     /// Why: the cut that answers an overload comes with its round trip's first signal, often a
