@@ -1286,7 +1286,15 @@ impl Model {
                             factor = factor.min(Self::HALF);
                         }
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
-                        self.cut(epoch, in_flight, false, None, served, elapsed, factor)
+                        // With the probe, a cut by latency (not on a spread window) dwells as
+                        // a late refusal as slow would: its threshold's doublings within it.
+                        let late = (self.speed.doubles && !self.spread()).then(|| {
+                            (1..=3)
+                                .rev()
+                                .find(|&k| u128::from(threshold.max(1)) << k <= u128::from(latency))
+                                .unwrap_or(0)
+                        });
+                        self.cut(epoch, in_flight, false, late, served, elapsed, factor)
                     }
                     // A fresh held success that ends the fast start halves the limit, as a
                     // decrease without a cut: no knee, no tally, the cooldown as after a cut.

@@ -1325,6 +1325,40 @@ fn a_late_refusal_cuts_and_dwells_as_a_latency_knee_does() {
     assert_eq!(dwell_after_refusal(500 * MS), (6, 3225));
 }
 
+/// From a limit of 12 on a 10 ms dependency, two successes of `latency` admitted with 12 in
+/// flight (a cut by latency); then the limit after the cut and the growth samples from 11 to 12
+/// (the unit below the knee).
+fn dwell_after_slow_successes(latency: u64) -> (u32, u32) {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(12)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 10, 10 * MS);
+    let slow = |c: &mut AimdFixed| {
+        let admitted = Admission::new(c, Instant::from_micros(t), 12);
+        c.on_sample(&Sample::new(
+            admitted,
+            Instant::from_micros(t + latency),
+            Outcome::Success,
+        ))
+    };
+    assert_eq!(slow(&mut aimd), Change::Unchanged, "one slow call holds");
+    assert_eq!(slow(&mut aimd), Change::Decreased);
+    let cut_to = aimd.limit();
+    t += latency;
+    (cut_to, samples_from_to(&mut aimd, &mut t, 11, 12))
+}
+
+#[test]
+fn a_cut_by_latency_dwells_as_long_as_its_slow_calls_took() {
+    // 30 ms, 1.5 times the threshold of 20 ms: the long dwell of a latency knee, a 128th of a
+    // step for 4 s, as a refusal as late (see above).
+    assert_eq!(dwell_after_slow_successes(30 * MS), (8, 443));
+    // 50 ms, 2.5 times: the threshold doubles once within it, a 256th for 8 s (as a refusal
+    // as late: 825); 427 samples without the doubling.
+    assert_eq!(dwell_after_slow_successes(50 * MS), (6, 825));
+    // 500 ms, 25 times: three doublings, a 1,024th for 32 s.
+    assert_eq!(dwell_after_slow_successes(500 * MS), (6, 3225));
+}
+
 /// From a limit of 12 on a 10 ms dependency, two calls admitted with 12 in flight are refused:
 /// the first `first` after its admission, which cuts, and the second `second` after it, whose
 /// round trip that cut answered. Returns the growth samples from 11 to 12 (the unit below the

@@ -360,7 +360,10 @@ fn clients_sharing_a_quota_find_it_together() {
 /// before; a mean of 77.4 %). Since a timeout of a round trip that an earlier cut answered
 /// lengthens the dwell to what it says (`Knee::lengthen`), no client tries again 4 s after the
 /// start-up's collapse: 88 / 89 / 88 % and 77 / 76 / 77 % for 1,000 clients, p95 1.00× (means
-/// of 83.3 % and 67.8 % before, p95 up to 1.04×).
+/// of 83.3 % and 67.8 % before, p95 up to 1.04×). Since a cut by slow successes dwells as
+/// long as they took (the threshold's doublings within them, as for a late refusal), the ten
+/// clients' tries are rare enough too: 91 / 91 / 91 %, p95 at most 1.02× (a mean of 88.5 %
+/// and 1.90× on seed 3 before).
 #[test]
 fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
     let scenarios = [
@@ -384,7 +387,7 @@ fn clients_sharing_a_sharp_knee_recover_from_their_timeouts() {
         (metric(r, scenario, "AIMD", "throttled") + metric(r, scenario, "AIMD", "timed_out")) / ok
     };
     for (scenario, least, p95_most, refused_most) in [
-        ("shared-10-linear", 0.85, 2.0, 0.01),
+        ("shared-10-linear", 0.89, 1.25, 0.01),
         ("shared-100-linear", 0.86, 1.1, 0.02),
         ("shared-1000-linear", 0.74, 1.1, 0.1),
     ] {

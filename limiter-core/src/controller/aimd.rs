@@ -922,7 +922,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             backoff = probe.back_off(whole, self.knee.at(), by);
             // Before the window is full, whether the latencies spread is judged once it holds
             // only samples taken after the cut (see `Probe`, rule 3).
-            let early = matches!(by, CutBy::Latency) && !self.window.is_full();
+            let early = matches!(by, CutBy::Latency { .. }) && !self.window.is_full();
             probe.judge_after(if early { Self::WINDOW } else { 0 });
         }
         // With the probe, a second cut below the knee, four rounds or more after the first,
@@ -1129,7 +1129,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             return false; // at the floor already
         }
         // The level it stood at was on a queue: a knee found by latency (see `Probe`, rule 6).
-        self.knee.cut_from::<true>(whole, CutBy::Latency, elapsed);
+        self.knee
+            .cut_from::<true>(whole, CutBy::Latency { doublings: 0 }, elapsed);
         // A queue, not noise: whatever the window's spread, the knee dwells.
         if let Some(probe) = self.probe.first_mut() {
             probe.judge_after(0);
@@ -1196,9 +1197,30 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         let (recent, needed, by) = if self.window.spreads(floor, self.knee.spread()) {
             (self.slow_recent, 5, CutBy::SpreadLatency)
         } else {
-            (self.slow_recent & 0b1111, 2, CutBy::Latency)
+            (
+                self.slow_recent & 0b1111,
+                2,
+                CutBy::Latency { doublings: 0 },
+            )
         };
         (recent.count_ones() >= needed).then_some(by)
+    }
+
+    /// What a congested success of `latency` over `threshold` does: a cut if enough of the
+    /// last ones were congested too (see [`confirmed`](Self::confirmed)), whose knee, with the
+    /// probe, dwells as long as the slow success says (see `knee::doublings`); a hold otherwise.
+    fn congested(&mut self, threshold: u64, latency: u64) -> Step {
+        match self.confirmed() {
+            Some(CutBy::Latency { .. }) if PROBES > 0 => Step::Cut(
+                threshold,
+                latency,
+                CutBy::Latency {
+                    doublings: doublings(threshold, latency),
+                },
+            ),
+            Some(by) => Step::Cut(threshold, latency, by),
+            None => Step::Hold,
+        }
     }
 
     /// The `min_samples` of a [`LatencySignal::Baseline`] (1 otherwise).
@@ -1351,10 +1373,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
                 }
                 let undo = self.held_round(sample, verdict);
                 match verdict {
-                    Verdict::Congested { threshold } => match self.confirmed() {
-                        Some(by) => Step::Cut(threshold, latency, by),
-                        None => Step::Hold,
-                    },
+                    Verdict::Congested { threshold } => self.congested(threshold, latency),
                     Verdict::Elevated => undo.map_or(Step::Hold, Step::Undo),
                     Verdict::Fast => Step::Grow,
                 }

@@ -50,7 +50,7 @@
 //!    A refusal that came late (a client timeout) cost more still: each call of the try was
 //!    held for the whole timeout. Its knee's 128th and 4 s are doubled once for each doubling
 //!    of the congestion threshold within the refusal's latency, up to 8 times: a 1,024th of a
-//!    step, 32 s (see `knee::doublings`). Seeds 1 / 2 / 3 of `cargo run --release -p
+//!    step, 32 s (see `knee::doublings`; so are those of a cut by successes as slow). Seeds 1 / 2 / 3 of `cargo run --release -p
 //!    limiter-sim -- --format json`: `hang-silent` (a server that stops answering past 10 in
 //!    flight, no latency knee before it, 1 s timeout) 73.7 → 94.5 % of the oracle's goodput
 //!    (56 → 12 timeouts); `shared-1000-linear` 41 / 40 / 42 → 63 / 63 / 63 %,
@@ -672,7 +672,7 @@ impl Probe {
     /// for a cut by latency or by a late refusal, of a dwell (not on spread latencies). Returns
     /// how much more the cut's long dwell is doubled (rule 11).
     pub(crate) fn back_off(&mut self, limit: u32, knee: u32, by: CutBy) -> DwellBackoff {
-        if matches!(by, CutBy::Latency | CutBy::LateRefusal { .. }) && knee > 0 {
+        if matches!(by, CutBy::Latency { .. } | CutBy::LateRefusal { .. }) && knee > 0 {
             if limit >= knee {
                 self.tries_failed = (self.tries_failed + 1).min(MAX_DOUBLINGS);
             } else if self.kept_rounds >= KEPT_ROUNDS {
