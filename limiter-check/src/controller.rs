@@ -729,6 +729,16 @@ struct Speed {
 }
 
 /// The return to a level a quota served before it fell (with the probe).
+/// The largest k within 0..=3 with `threshold × 2^k <= latency` (a threshold of 0 as 1 µs):
+/// how many times a long dwell is doubled for a late refusal, or with the probe a cut by
+/// latency, that slow.
+fn threshold_doublings(threshold: u64, latency: u64) -> u32 {
+    (1..=3)
+        .rev()
+        .find(|&k| u128::from(threshold.max(1)) << k <= u128::from(latency))
+        .unwrap_or(0)
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Return {
     /// The knee a quick refusal's cut moved down from; 0: none.
@@ -1195,14 +1205,7 @@ impl Model {
                 if std::mem::take(&mut self.starting) {
                     factor = factor.min(Self::HALF);
                 }
-                // The largest k within 0..=3 with threshold × 2^k <= latency (a threshold of 0
-                // as 1 µs).
-                let doublings = late.map(|t| {
-                    (1..=3)
-                        .rev()
-                        .find(|&k| u128::from(t.max(1)) << k <= u128::from(latency))
-                        .unwrap_or(0)
-                });
+                let doublings = late.map(|t| threshold_doublings(t, latency));
                 self.cut(
                     s.admission.epoch.0,
                     s.admission.in_flight,
@@ -1288,12 +1291,8 @@ impl Model {
                         let (epoch, in_flight) = (s.admission.epoch.0, s.admission.in_flight);
                         // With the probe, a cut by latency (not on a spread window) dwells as
                         // a late refusal as slow would: its threshold's doublings within it.
-                        let late = (self.speed.doubles && !self.spread()).then(|| {
-                            (1..=3)
-                                .rev()
-                                .find(|&k| u128::from(threshold.max(1)) << k <= u128::from(latency))
-                                .unwrap_or(0)
-                        });
+                        let late = (self.speed.doubles && !self.spread())
+                            .then(|| threshold_doublings(threshold, latency));
                         self.cut(epoch, in_flight, false, late, served, elapsed, factor)
                     }
                     // A fresh held success that ends the fast start halves the limit, as a
