@@ -489,6 +489,8 @@ impl Probe {
     /// first of them, at least [`LOW_ROUND_LEAST`]), none of them zero, returns the slowest of
     /// them, the baseline the caller should remember. Not under a baseline at or below `floor`
     /// (the baseline floor): no round counts there.
+    // Inlined into the sample of a controller built in another crate, off microcontrollers.
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub(crate) fn success(
         &mut self,
         latency: u64,

@@ -82,6 +82,8 @@ impl Tally {
     /// Counts a sample admitted under `admitted`, with `in_flight` in flight, that completed
     /// while the controller is at epoch `current`: a refusal of the tallied round, or a success
     /// of the round after it.
+    // Inlined into the sample of a controller built in another crate, off microcontrollers.
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub(crate) fn sample(
         &mut self,
         admitted: Epoch,

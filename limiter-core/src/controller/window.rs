@@ -349,6 +349,8 @@ impl<const N: usize> MedianWindow<N> {
     /// mark, without ordering: O(1). The order waits for [`settle`](Self::settle), which
     /// [`median_if_below`](Self::median_if_below) calls only when the count leaves the answer
     /// open.
+    // Inlined into the sample of a controller built in another crate, off microcontrollers.
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub(crate) fn push_counted(&mut self, micros: u64, count: &mut BelowMark) {
         let code = encode(saturating_u32(micros));
         let evicted = self.record(code);
@@ -530,6 +532,8 @@ impl WindowedMin {
     }
 
     /// The minimum over the current and previous epochs.
+    // Inlined into the sample of a controller built in another crate, off microcontrollers.
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn get(&self) -> Option<u32> {
         match (self.current, self.previous) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -33,6 +33,8 @@ impl Timeline {
     }
 
     /// Advances to `now`; returns the elapsed microseconds.
+    // Inlined into the sample of a controller built in another crate, off microcontrollers.
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub(crate) fn observe(&mut self, now: Instant) -> u64 {
         if now >= self.last_seen {
             let step = now.micros_since(self.last_seen).min(MAX_TIME_STEP_MICROS);
