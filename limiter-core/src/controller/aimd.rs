@@ -471,8 +471,10 @@ pub struct Aimd<V: LimitValue = F32, const N: usize = 32, const PROBES: usize = 
     /// Which of the last eight successes were congested (bit 0: the latest): a cut needs two of
     /// the last four, or five of eight.
     slow_recent: u8,
-    /// Whether the baseline is remembered: the configuration's, read on every sample (see
-    /// [`remembers`](Self::remembers)).
+    /// Whether the baseline is remembered (see [`remembers`](Self::remembers)): derivable from
+    /// `config.signal`, and kept because a sample asks three times, where matching the signal
+    /// and its memory cost 6 instructions of the cycle; it fits in the padding (the controller
+    /// is 384 bytes either way).
     remembers: bool,
     /// How fast growth may go (see [`Probe`]): none with `PROBES = 0`.
     probe: [Probe; PROBES],
