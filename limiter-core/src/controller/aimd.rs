@@ -1258,15 +1258,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             return Change::Unchanged;
         }
         // The documented fraction of the limit, exactly: 0.9 of 2 needs 2 in flight, 0.8 of 10
-        // needs 8.
-        let needed = self
-            .config
-            .growth_utilisation
-            .mul_whole_ceil(self.limit.whole());
-        if sample.admission.in_flight < needed {
+        // needs 8. The whole limit in flight needs no product: the fraction is at most 1.
+        let whole = self.limit.whole();
+        let in_flight = sample.admission.in_flight;
+        if in_flight < whole && in_flight < self.config.growth_utilisation.mul_whole_ceil(whole) {
             return Change::Unchanged;
         }
-        let whole = self.limit.whole();
         let mut step = self.config.step;
         let knee = self.knee.at();
         let shift = self
