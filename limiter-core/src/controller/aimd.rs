@@ -613,9 +613,11 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
 
     /// The controller at its starting `limit`, once `config` is known to be valid.
     const fn assemble(config: AimdConfig, limit: V) -> Self {
-        let memory_micros = match config.signal {
-            LatencySignal::Baseline { memory_micros, .. } => memory_micros as u64,
-            _ => u64::MAX,
+        let (memory_micros, remembers) = match config.signal {
+            LatencySignal::Baseline { memory_micros, .. } => {
+                (memory_micros as u64, memory_micros > 0)
+            }
+            _ => (u64::MAX, false),
         };
         Aimd {
             config,
@@ -630,10 +632,7 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             decreases: 0,
             at_floor: FloorWatch::new(),
             slow_recent: 0,
-            remembers: matches!(
-                config.signal,
-                LatencySignal::Baseline { memory_micros, .. } if memory_micros > 0
-            ),
+            remembers,
             probe: [Probe::new(config.bounds.initial); PROBES],
             tally: [Tally::new(); PROBES],
             share: [QuotaShare::new(); PROBES],
