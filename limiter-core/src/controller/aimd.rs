@@ -1166,6 +1166,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
     /// half the limit, under a new epoch, for one round. Only on a success of the current epoch,
     /// so a drain is never started or ended by an ignored or stale sample.
     fn drain(&mut self, sample: &Sample, elapsed: u64) -> Change {
+        // Neither under way nor due (the common sample): nothing else to look at.
+        if !self
+            .probe
+            .first()
+            .is_some_and(|probe| probe.draining() || probe.drain_due(elapsed))
+        {
+            return Change::Unchanged;
+        }
         let fresh = sample.admission.epoch == self.epoch;
         let trusted = self.remembers() && self.window.len() >= self.min_samples();
         let (whole, min, max) = (
