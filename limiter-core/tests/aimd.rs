@@ -480,6 +480,33 @@ fn an_idle_client_does_not_inflate_its_limit() {
     assert_eq!(grows(8), Change::Increased);
 }
 
+/// The limit after `n` fast successes, one a millisecond from `from` ms, each admitted with
+/// `in_flight` calls.
+fn grown_with<C: Controller>(c: &mut C, from: u64, n: u64, in_flight: u32) -> u32 {
+    for i in 0..n {
+        complete_with(c, (from + i) * MS, 5 * MS, in_flight);
+    }
+    c.limit()
+}
+
+#[test]
+fn the_calls_growth_needs_follow_the_limit_up_and_down() {
+    fn run<V: LimitValue>() {
+        let mut aimd = Aimd::<V, 32>::new(seed_config()).unwrap();
+        // 80 % of the limit, rounded up: 7 calls grow 8 (6.4) but not 9 (7.2), 8 calls grow 10
+        // (8.0) but not 11 (8.8).
+        assert_eq!(grown_with(&mut aimd, 0, 200, 7), 9);
+        assert_eq!(grown_with(&mut aimd, 200, 200, 8), 11);
+        // A refusal cuts by the backoff (0.75 of 11: 8); past the cooldown, 7 calls grow it
+        // again, and again only to 9.
+        complete(&mut aimd, 400 * MS, 5 * MS, Outcome::Overload);
+        assert_eq!(aimd.limit(), 8);
+        assert_eq!(grown_with(&mut aimd, 10_000, 200, 7), 9);
+    }
+    run::<F32>();
+    run::<Q32>();
+}
+
 #[test]
 fn growth_waits_out_the_cooldown_and_retry_after_hints() {
     let config = seed_config().cooldown(Duration::from_millis(100));
