@@ -1419,8 +1419,12 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
     // LTO decides), and the paths of a cut, a halving and a decrease are out of line. The whole
     // cycle of a permit, `valgrind --tool=callgrind` on the bench crate's `cycle` example: 697
     // instructions with every helper a call, 657 inlined (the floor: 363), 651 with whether the
-    // baseline is remembered kept in a flag instead of matched in the configuration, and 636
-    // with a latency under the baseline judged fast before the thresholds are worked out.
+    // baseline is remembered kept in a flag instead of matched in the configuration, 636 with a
+    // latency under the baseline judged fast before the thresholds are worked out, and 606 with
+    // the drain's checks skipped where none is under way or due and the calls growth needs kept
+    // per whole limit (see `drain` and `needed_in_flight`). The cycle's time did not follow the
+    // last 32 (see the README's performance section: the clock's latency and the chain through
+    // the sample to the gate's release make it).
     fn on_sample(&mut self, sample: &Sample) -> Change {
         let elapsed = self.observe(sample.completed_at);
         self.count(sample);
