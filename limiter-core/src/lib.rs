@@ -41,7 +41,7 @@ pub use gate::snapshot::Snapshot;
 #[cfg(feature = "std")]
 pub use gate::waiters::HeapQueue;
 pub use gate::waiters::{InlineQueue, Queue};
-pub use gate::{Gate, GateState};
+pub use gate::{GATE_WORDS, Gate, GateState};
 #[cfg(feature = "metrics")]
 pub use limiter::metrics::metrics_hook;
 #[cfg(feature = "std")]

@@ -614,10 +614,14 @@ std::thread_local! {
     static LOCKS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
-/// [`NoopRawMutex`], counting how often the gate takes its lock (on this thread).
-struct CountingRawMutex;
+/// [`NoopRawMutex`], counting how often the gate takes its lock (on this thread); with
+/// `LOCK_FREE`, the gate counts in flight in its words (on one thread a `Cell`'s
+/// read-modify-write is as good as an atomic's).
+struct CountingRawMutex<const LOCK_FREE: bool = false>;
 
-impl limiter_core::RawMutex for CountingRawMutex {
+impl<const FREE: bool> limiter_core::RawMutex for CountingRawMutex<FREE> {
+    const LOCK_FREE: bool = FREE;
+
     type Mutex<T> = RefCell<T>;
     type Word = core::cell::Cell<u64>;
 
@@ -648,6 +652,22 @@ impl limiter_core::RawMutex for CountingRawMutex {
 
     fn clear(word: &core::cell::Cell<u64>, expected: u64) {
         NoopRawMutex::clear(word, expected);
+    }
+
+    fn compare_exchange(word: &core::cell::Cell<u64>, current: u64, new: u64) -> Result<u64, u64> {
+        NoopRawMutex::compare_exchange(word, current, new)
+    }
+
+    fn fetch_add(word: &core::cell::Cell<u64>, value: u64) -> u64 {
+        NoopRawMutex::fetch_add(word, value)
+    }
+
+    fn fetch_or(word: &core::cell::Cell<u64>, value: u64) -> u64 {
+        NoopRawMutex::fetch_or(word, value)
+    }
+
+    fn fetch_and(word: &core::cell::Cell<u64>, value: u64) -> u64 {
+        NoopRawMutex::fetch_and(word, value)
     }
 }
 
@@ -687,6 +707,55 @@ fn a_release_grants_the_next_waiter_under_its_own_lock_and_the_waiter_claims_wit
     assert_eq!((third.woken(), fourth.woken()), (1, 1));
     drop((ready(&mut second), ready(&mut third), ready(&mut fourth)));
     assert_eq!(gate.snapshot().in_flight, 0);
+}
+
+/// Invariant 6, where the words count in flight: a newcomer is admitted, and a permit dropped
+/// without an outcome released, without the lock; the lock is taken for an outcome (the
+/// controller's sample), for a refusal (counted), and for a drop that finds someone waiting.
+#[test]
+fn where_the_words_count_in_flight_admission_and_a_drop_take_no_lock() {
+    let clock = ManualClock::new();
+    let gate: Gate<CountingRawMutex<true>, Fixed, _, InlineQueue<8>> =
+        Gate::new(Fixed::new(2).unwrap(), &clock);
+    let mut first = None;
+    assert_eq!(locks_taken(|| first = gate.try_acquire().ok()), 0);
+    let first = first.expect("below the limit");
+    assert_eq!(first.admission().in_flight, 1);
+    let second = gate.try_acquire().expect("below the limit");
+    assert_eq!(second.admission().in_flight, 2);
+    assert_eq!(locks_taken(|| assert!(gate.try_acquire().is_err())), 1);
+    assert_eq!(locks_taken(|| drop(second)), 0);
+    assert_eq!(locks_taken(|| first.success()), 1);
+    // Someone waits: no newcomer gets in without the lock, and a drop grants under it.
+    let (a, b) = (gate.try_acquire().unwrap(), gate.try_acquire().unwrap());
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    assert_eq!(locks_taken(|| drop(a)), 1);
+    assert_eq!(waiter.woken(), 1);
+    let granted = ready(&mut waiter);
+    assert_eq!(granted.admission().in_flight, 2);
+    // The queue is empty again: the fast path is back.
+    drop(b);
+    assert_eq!(locks_taken(|| drop(gate.try_acquire().unwrap())), 0);
+    drop(granted);
+    let s = gate.snapshot();
+    assert_eq!(
+        (s.in_flight, s.admitted, s.cancelled, s.at_limit),
+        (0, 6, 5, 1)
+    );
+    // A completion hands its unit straight to a waiter: one lock, and the count in flight
+    // does not move, but the waiter's admission is counted.
+    let (a, b) = (gate.try_acquire().unwrap(), gate.try_acquire().unwrap());
+    let mut waiter = Task::new(gate.acquire());
+    assert!(waiter.poll().is_pending());
+    assert_eq!(locks_taken(|| a.success()), 1);
+    assert_eq!(waiter.woken(), 1);
+    let granted = ready(&mut waiter);
+    assert_eq!(granted.admission().in_flight, 2);
+    let s = gate.snapshot();
+    assert_eq!((s.in_flight, s.admitted, s.queued), (2, 9, 0));
+    drop((granted, b));
+    assert_eq!(locks_taken(|| drop(gate.try_acquire().unwrap())), 0);
 }
 
 /// A waiter granted its place is admitted as of its grant: the controller's epoch and the count

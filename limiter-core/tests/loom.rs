@@ -144,6 +144,94 @@ fn cancel_after_wake_passes_the_turn_on_with<W: ModelQueue>() {
     });
 }
 
+/// Invariant 6: a permit dropped without an outcome (released without the lock, where the
+/// words count in flight) while the first waiter queues. Either the drop comes first and the
+/// waiter finds its room when it looks again after setting the bit that says someone waits,
+/// or the drop sees the bit and grants it under the lock. Were the waiter to queue without
+/// looking again, or the drop to ignore the bit, loom finds the interleaving where the waiter
+/// waits forever (a deadlock).
+#[test]
+fn a_drop_without_outcome_racing_the_first_waiter_grants_it() {
+    loom::model(|| {
+        let gate = gate(1);
+        let held = hold(&gate);
+        let dropper = thread::spawn(move || drop(held));
+        let permit = acquire(&gate);
+        assert_eq!(gate.snapshot().queued, 0);
+        permit.success();
+        dropper.join().unwrap();
+        let s = gate.snapshot();
+        assert_eq!((s.in_flight, s.admitted, s.cancelled), (0, 2, 1));
+    });
+}
+
+/// Invariants 1 and 6: a limit lowered under the lock binds every newcomer that comes after
+/// it, including one admitted without the lock through the words; and an admission racing
+/// the change is counted against one limit or the other, never above both. Were the new
+/// limit left out of the words, the newcomer that saw the change done would get in above it.
+#[test]
+fn a_lowered_limit_binds_every_later_newcomer() {
+    loom::model(|| {
+        let gate = gate(3);
+        let held = hold(&gate);
+        let lowered = Arc::new(AtomicBool::new(false));
+        let newcomer = {
+            let (gate, lowered) = (Arc::clone(&gate), Arc::clone(&lowered));
+            thread::spawn(move || {
+                let after = lowered.load(Ordering::SeqCst);
+                let permit = Gate::try_acquire_owned(gate).ok();
+                assert!(
+                    !(after && permit.is_some()),
+                    "admitted above a limit lowered before it came"
+                );
+                permit.map(|permit| permit.admission().in_flight)
+            })
+        };
+        gate.with_controller(|c| c.set_limit(1)).unwrap();
+        lowered.store(true, Ordering::SeqCst);
+        // Admitted against the old limit (3) or refused by the new one (1, held).
+        assert!(matches!(newcomer.join().unwrap(), None | Some(2)));
+        drop(held);
+        assert_eq!(gate.in_flight(), 0);
+    });
+}
+
+/// Invariants 1 and 6: a newcomer admitted without the lock races a waiter that queues, and a
+/// release that makes room for one. Whoever gets the one place, nobody gets a second: every
+/// admission, with or without the lock, is a compare-and-exchange from the count its room was
+/// judged on. Were the lock's admission an increment that did not look again when the word
+/// had moved, loom finds the interleaving where both get in.
+#[test]
+fn a_newcomer_without_the_lock_and_a_waiter_never_both_take_one_place() {
+    loom::model(|| {
+        let gate = gate(1);
+        let held = hold(&gate);
+        let inside = Arc::new(AtomicUsize::new(0));
+        let enter = |permit: Permit<Arc<LoomGate>>, inside: &AtomicUsize| {
+            let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+            assert!(now <= 1, "{now} inside a gate of limit 1");
+            inside.fetch_sub(1, Ordering::SeqCst);
+            permit.success();
+        };
+        let newcomer = {
+            let (gate, inside) = (Arc::clone(&gate), Arc::clone(&inside));
+            thread::spawn(move || {
+                if let Ok(permit) = Gate::try_acquire_owned(gate) {
+                    enter(permit, &inside);
+                }
+            })
+        };
+        let waiter = {
+            let (gate, inside) = (Arc::clone(&gate), Arc::clone(&inside));
+            thread::spawn(move || enter(acquire(&gate), &inside))
+        };
+        drop(held);
+        newcomer.join().unwrap();
+        waiter.join().unwrap();
+        assert_eq!(gate.in_flight(), 0);
+    });
+}
+
 /// Invariant 4's lock-free claim: a waiter that sees its grant through the horizon, without the
 /// lock, reads the admission published with that grant (one in flight), never the word as it
 /// was before (nothing in flight). Were the horizon published before what the grant was

@@ -94,6 +94,33 @@ impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
             }
         });
     }
+
+    // The gate uses the read-modify-writes below only with `LOCK_FREE`, which stays false
+    // here: each would cost a lock of its own.
+
+    fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64> {
+        word.lock(|cell| {
+            let held = cell.get();
+            if held == current {
+                cell.set(new);
+                Ok(held)
+            } else {
+                Err(held)
+            }
+        })
+    }
+
+    fn fetch_add(word: &Self::Word, value: u64) -> u64 {
+        word.lock(|cell| cell.replace(cell.get().wrapping_add(value)))
+    }
+
+    fn fetch_or(word: &Self::Word, value: u64) -> u64 {
+        word.lock(|cell| cell.replace(cell.get() | value))
+    }
+
+    fn fetch_and(word: &Self::Word, value: u64) -> u64 {
+        word.lock(|cell| cell.replace(cell.get() & value))
+    }
 }
 
 /// The `RefCell` borrow of [`EmbassyRawMutex::lock`], out of line: one copy of its re-borrow
@@ -227,7 +254,7 @@ pub type Limiter<C = AimdFixedCompact, R = CriticalSectionRawMutex, const Q: usi
 pub const fn new<C, R: EmbassyRaw, const Q: usize>(controller: C) -> Limiter<C, R, Q> {
     limiter_core::Limiter::from_gate(InPlace(Gate::from_state(
         BlockingMutex::new(RefCell::new(GateState::new(controller))),
-        [const { BlockingMutex::new(Cell::new(0)) }; 3],
+        [const { BlockingMutex::new(Cell::new(0)) }; limiter_core::GATE_WORDS],
         EmbassyClock,
     )))
 }

@@ -8,12 +8,12 @@ use core::cell::{Cell, RefCell};
 /// [`RawMutex::lock`] runs a closure with exclusive access. The gate is written once against
 /// this trait, and each platform picks the implementation that fits it:
 ///
-/// | implementation | feature | for |
-/// |---|---|---|
-/// | [`NoopRawMutex`] | – | one thread (an embassy executor, a single-threaded runtime); not `Sync` |
-/// | [`CriticalSectionRawMutex`] | `critical-section` | microcontrollers, including those without CAS |
-/// | [`StdRawMutex`] | `std` | servers: one `std::sync::Mutex` per gate |
-/// | `LoomRawMutex` | `--cfg loom` | model checking the real gate with loom |
+/// | implementation | feature | for | [`LOCK_FREE`](RawMutex::LOCK_FREE) |
+/// |---|---|---|---|
+/// | [`NoopRawMutex`] | – | one thread (an embassy executor, a single-threaded runtime); not `Sync` | no |
+/// | [`CriticalSectionRawMutex`] | `critical-section` | microcontrollers, including those without CAS | no |
+/// | [`StdRawMutex`] | `std` | servers: one `std::sync::Mutex` per gate, and atomics | yes |
+/// | `LoomRawMutex` | `--cfg loom` | model checking the real gate with loom | yes |
 ///
 /// Unlike embassy-sync's `RawMutex`, the family owns the guarded value, so no `unsafe` is needed
 /// anywhere in the core: each implementation is a thin wrapper over a safe mutex.
@@ -61,6 +61,26 @@ pub trait RawMutex {
 
     /// Sets the word to 0 if it still holds `expected`.
     fn clear(word: &Self::Word, expected: u64);
+
+    /// Whether the gate counts its admissions and releases in words, without its lock, where
+    /// they allow it (see [`Gate`](crate::Gate), invariant 6): true where a word is an atomic,
+    /// whose read-modify-writes cost less than a lock; false (the default) where a word is a
+    /// `Cell` in a critical section, and each access would cost as much as the lock. Only an
+    /// implementation whose read-modify-writes below are atomic may set it.
+    const LOCK_FREE: bool = false;
+
+    /// Sets the word to `new` if it holds `current`; returns the value it held, as `Ok` if it
+    /// was `current`.
+    fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64>;
+
+    /// Adds `value` to the word, wrapping; returns the value it held.
+    fn fetch_add(word: &Self::Word, value: u64) -> u64;
+
+    /// Sets the bits of `value` in the word; returns the value it held.
+    fn fetch_or(word: &Self::Word, value: u64) -> u64;
+
+    /// Keeps only the bits of `value` in the word; returns the value it held.
+    fn fetch_and(word: &Self::Word, value: u64) -> u64;
 }
 
 /// No locking at all, for values used from one thread only. The mutex is a `RefCell`, so it is
@@ -101,6 +121,41 @@ impl RawMutex for NoopRawMutex {
             word.set(0);
         }
     }
+
+    fn compare_exchange(word: &Cell<u64>, current: u64, new: u64) -> Result<u64, u64> {
+        cell_compare_exchange(word, current, new)
+    }
+
+    fn fetch_add(word: &Cell<u64>, value: u64) -> u64 {
+        cell_update(word, |held| held.wrapping_add(value))
+    }
+
+    fn fetch_or(word: &Cell<u64>, value: u64) -> u64 {
+        cell_update(word, |held| held | value)
+    }
+
+    fn fetch_and(word: &Cell<u64>, value: u64) -> u64 {
+        cell_update(word, |held| held & value)
+    }
+}
+
+/// A compare-and-exchange on a `Cell`, for the words that are `Cell`s (alone, or in a critical
+/// section).
+fn cell_compare_exchange(word: &Cell<u64>, current: u64, new: u64) -> Result<u64, u64> {
+    let held = word.get();
+    if held == current {
+        word.set(new);
+        Ok(held)
+    } else {
+        Err(held)
+    }
+}
+
+/// Replaces a `Cell`'s value by `f` of it; returns the value it held.
+fn cell_update(word: &Cell<u64>, f: impl FnOnce(u64) -> u64) -> u64 {
+    let held = word.get();
+    word.set(f(held));
+    held
 }
 
 /// Locks by entering a critical section (interrupts off on a single-core microcontroller, or
@@ -149,6 +204,22 @@ impl RawMutex for CriticalSectionRawMutex {
             }
         });
     }
+
+    fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64> {
+        critical_section::with(|cs| cell_compare_exchange(word.borrow(cs), current, new))
+    }
+
+    fn fetch_add(word: &Self::Word, value: u64) -> u64 {
+        critical_section::with(|cs| cell_update(word.borrow(cs), |held| held.wrapping_add(value)))
+    }
+
+    fn fetch_or(word: &Self::Word, value: u64) -> u64 {
+        critical_section::with(|cs| cell_update(word.borrow(cs), |held| held | value))
+    }
+
+    fn fetch_and(word: &Self::Word, value: u64) -> u64 {
+        critical_section::with(|cs| cell_update(word.borrow(cs), |held| held & value))
+    }
 }
 
 /// Locks a `std::sync::Mutex`. A poisoned mutex is used as is: the gate's state is updated in
@@ -190,6 +261,32 @@ impl RawMutex for StdRawMutex {
             std::sync::atomic::Ordering::Acquire,
         );
         let _ = word.compare_exchange(expected, 0, ordering, on_failure);
+    }
+
+    const LOCK_FREE: bool = true;
+
+    #[inline]
+    fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64> {
+        let (ordering, on_failure) = (
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+        );
+        word.compare_exchange(current, new, ordering, on_failure)
+    }
+
+    #[inline]
+    fn fetch_add(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_add(value, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    #[inline]
+    fn fetch_or(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_or(value, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    #[inline]
+    fn fetch_and(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_and(value, std::sync::atomic::Ordering::AcqRel)
     }
 
     fn new<T>(value: T) -> Self::Mutex<T> {
@@ -237,6 +334,28 @@ impl RawMutex for LoomRawMutex {
             loom::sync::atomic::Ordering::Acquire,
         );
         let _ = word.compare_exchange(expected, 0, ordering, on_failure);
+    }
+
+    const LOCK_FREE: bool = true;
+
+    fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64> {
+        let (ordering, on_failure) = (
+            loom::sync::atomic::Ordering::AcqRel,
+            loom::sync::atomic::Ordering::Acquire,
+        );
+        word.compare_exchange(current, new, ordering, on_failure)
+    }
+
+    fn fetch_add(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_add(value, loom::sync::atomic::Ordering::AcqRel)
+    }
+
+    fn fetch_or(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_or(value, loom::sync::atomic::Ordering::AcqRel)
+    }
+
+    fn fetch_and(word: &Self::Word, value: u64) -> u64 {
+        word.fetch_and(value, loom::sync::atomic::Ordering::AcqRel)
     }
 
     fn new<T>(value: T) -> Self::Mutex<T> {
