@@ -475,7 +475,12 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
         }
         let epoch = u64::from(s.controller.epoch().0);
         let released = s.counters.admitted_or_released;
-        M::store(&self.words[RELEASED], released << 32 | epoch);
+        let published = released << 32 | epoch;
+        // Stored only if it moved: a handoff moves nothing, and a store would take the line
+        // from the cores reading it.
+        if M::load(&self.words[RELEASED]) != published {
+            M::store(&self.words[RELEASED], published);
+        }
         let limit = s.controller.limit();
         let mut admitted = M::load(&self.words[ADMITTED]);
         while admitted as u32 != limit {
@@ -944,7 +949,7 @@ impl<M: RawMutex, C: Controller, T: Clock, Q: Queue> Gate<M, C, T, Q> {
             };
             let change = s.controller.on_sample(&sample);
             let handed = self.release_or_hand_over(s);
-            let in_flight = self.in_flight_of(s);
+            let in_flight = || self.in_flight_of(s);
             (
                 Some(Seen::new(&sample, change, &s.controller, in_flight)),
                 handed,

@@ -69,7 +69,7 @@ impl Seen {
         sample: &Sample,
         change: crate::controller::Change,
         controller: &C,
-        in_flight: u32,
+        in_flight: impl FnOnce() -> u32,
     ) -> Self {
         Seen {
             #[cfg(any(feature = "metrics", feature = "tracing"))]
@@ -81,7 +81,7 @@ impl Seen {
             #[cfg(any(feature = "metrics", feature = "tracing"))]
             limit: controller.limit(),
             #[cfg(any(feature = "metrics", feature = "tracing"))]
-            in_flight,
+            in_flight: in_flight(),
         }
     }
 
