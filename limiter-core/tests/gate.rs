@@ -756,6 +756,11 @@ fn where_the_words_count_in_flight_admission_and_a_drop_take_no_lock() {
     assert_eq!((s.in_flight, s.admitted, s.queued), (2, 9, 0));
     drop((granted, b));
     assert_eq!(locks_taken(|| drop(gate.try_acquire().unwrap())), 0);
+    // So is the first poll of `acquire` that finds room and nobody waiting.
+    let mut acquired = None;
+    let mut waiting = Task::new(gate.acquire());
+    assert_eq!(locks_taken(|| acquired = Some(ready(&mut waiting))), 0);
+    assert_eq!(acquired.unwrap().admission().in_flight, 1);
 }
 
 /// A waiter granted its place is admitted as of its grant: the controller's epoch and the count
