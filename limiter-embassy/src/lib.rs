@@ -47,7 +47,7 @@ use embassy_sync::blocking_mutex::raw::{CriticalSectionRawMutex, RawMutex as Emb
 use embassy_time::Timer;
 pub use limiter_core::AcquireError;
 use limiter_core::{
-    AimdFixedCompact, Clock, Gate, GateState, InPlace, InlineQueue, Instant, Runtime,
+    AimdFixedCompact, Clock, Gate, GateState, InPlace, InlineQueue, Instant, NoopRawMutex, Runtime,
 };
 
 /// The core's [`RawMutex`](limiter_core::RawMutex) on an embassy-sync raw mutex `R`.
@@ -96,30 +96,23 @@ impl<R: EmbassyRaw> limiter_core::RawMutex for EmbassyRawMutex<R> {
     }
 
     // The gate uses the read-modify-writes below only with `LOCK_FREE`, which stays false
-    // here: each would cost a lock of its own.
+    // here: each would cost a lock of its own. Under the lock a word is a `Cell`, as the
+    // core's `NoopRawMutex`'s is, and its operations are those.
 
     fn compare_exchange(word: &Self::Word, current: u64, new: u64) -> Result<u64, u64> {
-        word.lock(|cell| {
-            let held = cell.get();
-            if held == current {
-                cell.set(new);
-                Ok(held)
-            } else {
-                Err(held)
-            }
-        })
+        word.lock(|cell| NoopRawMutex::compare_exchange(cell, current, new))
     }
 
     fn fetch_add(word: &Self::Word, value: u64) -> u64 {
-        word.lock(|cell| cell.replace(cell.get().wrapping_add(value)))
+        word.lock(|cell| NoopRawMutex::fetch_add(cell, value))
     }
 
     fn fetch_or(word: &Self::Word, value: u64) -> u64 {
-        word.lock(|cell| cell.replace(cell.get() | value))
+        word.lock(|cell| NoopRawMutex::fetch_or(cell, value))
     }
 
     fn fetch_and(word: &Self::Word, value: u64) -> u64 {
-        word.lock(|cell| cell.replace(cell.get() & value))
+        word.lock(|cell| NoopRawMutex::fetch_and(cell, value))
     }
 }
 
