@@ -31,7 +31,8 @@ from collections import Counter
 
 def parse(lines):
     """The calls of a trace: (µs, client, outcome, latency µs, limit before, limit after,
-    in flight, baseline µs) tuples."""
+    in flight, baseline µs) tuples; the baseline is None where the trace has `-` (a limiter
+    without one, such as the oracle)."""
     calls = []
     for line in lines:
         if line.startswith("#") or not line.strip():
@@ -49,7 +50,7 @@ def parse(lines):
                 int(before),
                 int(after),
                 int(in_flight),
-                int(baseline),
+                None if baseline == "-" else int(baseline),
             )
         )
     return calls
@@ -124,9 +125,10 @@ def client_changes(calls, client):
     shown = 0
     for c in sorted(calls, key=lambda c: c[0]):
         if c[1] == client and c[4] != c[5]:
+            baseline = "-" if c[7] is None else f"{c[7] / 1000:.1f}"
             print(
                 f"| {c[0] / 1e6:.3f} | {c[2]} | {c[3] / 1000:.1f} | {c[4]} → {c[5]} "
-                f"| {c[6]} | {c[7] / 1000:.1f} |"
+                f"| {c[6]} | {baseline} |"
             )
             shown += 1
     if shown == 0:
