@@ -10,7 +10,7 @@
 With `--seeds`, each file is one seed's run (of the same scenarios), and each row prints its means
 over the seeds (goodput, refusals, Jain's index over the converged window) and on how many seeds
 it meets every bar: one seed's row can meet or miss a bar by noise that the next seed does not
-share.
+share; its last line adds up the rows that meet every bar over all the runs, and per run.
 
 Each row of the limiter is held to the bars of the README's control targets:
 - goodput at least 90 % of the oracle's (`goodput_vs_oracle` >= 0.895: 90 % to the nearest
@@ -81,15 +81,19 @@ def load(path):
 def seeds(paths, limiter):
     """Each row's means over the runs in `paths` (one per seed) and the seeds meeting its bars."""
     by_scenario = {}
+    per_seed = []
     for path in paths:
         rows = load(path)
         oracles = {r["scenario"]: r for r in rows if r["limiter"] == "oracle"}
         mine = [r for r in rows if r["limiter"] == limiter]
         if not mine:
             sys.exit(f"no rows of {limiter!r} in {path}")
+        seed_met = 0
         for row in mine:
             met = not misses(row, oracles.get(row["scenario"]))
+            seed_met += met
             by_scenario.setdefault(row["scenario"], []).append((row, met))
+        per_seed.append((seed_met, len(mine)))
     for scenario, runs in by_scenario.items():
         rows = [row for row, _ in runs]
         goodput = sum(r["goodput_vs_oracle"] for r in rows) / len(rows)
@@ -109,6 +113,11 @@ def seeds(paths, limiter):
             f"served{jain}; "
             f"every bar on {met} of {len(runs)} seeds"
         )
+    each = " / ".join(str(met) for met, _ in per_seed)
+    print(
+        f"{sum(m for m, _ in per_seed)} of {sum(n for _, n in per_seed)} rows meet every bar "
+        f"over the {len(per_seed)} runs ({each})"
+    )
 
 
 def main():
