@@ -350,7 +350,7 @@
 //! `creep`'s limit quartiles went from 6 / 6 / 6 to 1 / 4 / 11, Jain's index of
 //! `shared-100-proportional` 0.998 → 0.726, quota-jitter 74.8 → 67.1 %; 130 rows of 216 met
 //! every bar where 164 do. Counting 32 held successes in a row and going down one unit at a
-//! time: quartiles 2 / 3 / 6, Jain's index 0.743, the 10-client late joiner's 0.745 (138
+//! time: quartiles 2 / 3–4 / 5–7, Jain's index 0.743, the 10-client late joiner's 0.745 (138
 //! rows): a joiner whose baseline was learned on the queue is not held, and takes what the
 //! others give back (Vegas's known unfairness to flows with an inflated base RTT). A drain
 //! that returns to its level scaled by the band's start over the window's median (the drain
@@ -358,10 +358,10 @@
 //! 10-client joiner's index at 0.759 (153 rows): the joiner does not drain with the others.
 //! A congestion threshold as narrow as the noise (four times the band's width over 1, within
 //! 1.25 and the configured 2, with the band measured again every full window): the cuts are
-//! then the signal every client sees at once, and `creep` went to 5 / 5 / 5 with its p95 1.50
-//! → 1.16 times the oracle's (`shallow-knee`'s 1.20–1.30 → 1.11–1.16); but the joiner, whose
-//! baseline is the queue it found, does not see them, and took 2.9 times its share 2 s after
-//! joining (late-joiner-10's Jain index 0.712; 149 rows).
+//! then the signal every client sees at once, and on seeds 1 to 3 `creep` went to 5 / 5 / 5
+//! with its p95 1.50 → 1.16 times the oracle's (`shallow-knee`'s 1.20 → 1.11–1.16); but the
+//! joiner, whose baseline is the queue it found, does not see them, and took 2.9 to 3.0 times
+//! its share 2 s after joining (late-joiner-10's Jain index 0.712; 149 rows).
 //!
 //! And one rule spaces the tries of a knee by what they cost:
 //!
