@@ -347,7 +347,7 @@
 //! limit to where the round's fastest call would have come back at the band's start, with a
 //! knee where it stood. Clients with small limits have short rounds, which are wholly held more
 //! often, and were driven to the floor, where a slow sample re-learns the baseline higher:
-//! `creep`'s limit quartiles went from 6 / 6 / 6 to 1 / 4 / 11, Jain's index of
+//! `creep`'s limit quartiles went from 6 / 6 / 6 to 1 / 4–5 / 10–13, Jain's index of
 //! `shared-100-proportional` 0.998 → 0.726, quota-jitter 74.8 → 67.1 %; 130 rows of 216 met
 //! every bar where 164 do. Counting 32 held successes in a row and going down one unit at a
 //! time: quartiles 2 / 3–4 / 5–7, Jain's index 0.743, the 10-client late joiner's 0.745 (138
