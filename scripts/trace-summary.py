@@ -25,6 +25,7 @@ only their header) cannot pass for a summary.
 """
 
 import argparse
+import math
 import sys
 from collections import Counter
 
@@ -41,18 +42,21 @@ def parse(lines):
         if len(fields) < 8:
             raise SystemExit(f"not a trace line (8 tab-separated fields): {line!r}")
         at, client, outcome, latency, before, after, in_flight, baseline = fields[:8]
-        calls.append(
-            (
-                int(at),
-                client,
-                outcome,
-                int(latency),
-                int(before),
-                int(after),
-                int(in_flight),
-                None if baseline == "-" else int(baseline),
+        try:
+            calls.append(
+                (
+                    int(at),
+                    client,
+                    outcome,
+                    int(latency),
+                    int(before),
+                    int(after),
+                    int(in_flight),
+                    None if baseline == "-" else int(baseline),
+                )
             )
-        )
+        except ValueError:
+            raise SystemExit(f"not a trace line (a field is not a whole number): {line!r}")
     return calls
 
 
@@ -144,7 +148,10 @@ def main():
     args = parser.parse_args()
     if args.every <= 0:
         parser.error("--every takes a positive number of milliseconds")
-    source = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
+    try:
+        source = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
+    except OSError as e:
+        parser.error(f"cannot read {args.trace}: {e.strerror}")
     with source:
         calls = parse(source)
     if not calls:
@@ -153,7 +160,12 @@ def main():
     if args.client is not None:
         client_changes(calls, args.client)
     elif args.phases:
-        edges = sorted(float(x) for x in args.phases.split(","))
+        try:
+            edges = sorted(float(x) for x in args.phases.split(","))
+        except ValueError:
+            parser.error("--phases takes seconds separated by commas, such as 2.5,5,10")
+        if not all(math.isfinite(e) and e > 0 for e in edges):
+            parser.error("--phases takes positive, finite seconds")
         phases(calls, edges)
     else:
         intervals(calls, args.every)
