@@ -26,6 +26,7 @@ only their header) cannot pass for a summary.
 
 import argparse
 import math
+import os
 import sys
 from collections import Counter
 
@@ -173,4 +174,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # Read by `head`, say: what was printed is what was asked for.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
