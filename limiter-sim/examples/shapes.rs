@@ -1,0 +1,198 @@
+//! The suite's shared dependencies in other shapes, to see whether what the suite shows holds
+//! outside its own numbers. Its shared scenarios all give each client a capacity of 4, equal to
+//! the default initial limit, and take 100 ms calls; here each client's share of the capacity is
+//! 2 (below the initial limit: the clients start with a queue they made together) or 12 (above
+//! it), calls take 20 or 400 ms, 3 or 30 clients share the dependency, latency grows past the
+//! capacity linearly (a queue of services) or in proportion to the load, and in the last
+//! group one more client joins a third of the way in. Every client has 16 callers and a
+//! timeout of 20 calls; each shape runs 300 calls long, at least 30 s.
+//!
+//! Each row is the default AIMD against the oracle of the same shape, held to the bars of
+//! `scripts/sim-bars.py` (a shape's latency rises steeply past its capacity, so the p95 bar
+//! is 2×): goodput, p95 service time and refusals; Jain's index over the converged window;
+//! a joiner's share 5 s after it joined within ±20 % of fair (the share 2 s after it is
+//! printed too). `x` marks a row that misses a bar; the last line counts those that meet them.
+//!
+//! ```sh
+//! cargo run --release -p limiter-sim --example shapes              # seed 1
+//! cargo run --release -p limiter-sim --example shapes -- 2         # seed 2
+//! cargo run --release -p limiter-sim --example shapes -- 1 "3 x2 20ms linear" 2> trace.tsv
+//! ```
+//!
+//! With a shape's name after the seed, only that shape runs, and the default AIMD's run is
+//! traced to standard error, for `scripts/trace-summary.py`.
+
+use limiter_core::AimdConfig;
+use limiter_sim::engine::Clients;
+use limiter_sim::limiter::Limiter;
+use limiter_sim::load::Load;
+use limiter_sim::report::{Row, rows, rows_traced};
+use limiter_sim::scenario::Scenario;
+use limiter_sim::upstream::{Growth, Queueing};
+
+const MS: u64 = 1_000;
+const S: u64 = 1_000_000;
+
+/// One shape of a shared dependency.
+#[derive(Clone, Copy)]
+struct Shape {
+    clients: usize,
+    per_client: u32,
+    call_us: u64,
+    growth: Growth,
+    joiner: bool,
+}
+
+impl Shape {
+    /// 300 calls long, at least 30 s.
+    fn until_us(self) -> u64 {
+        (300 * self.call_us).max(30 * S)
+    }
+
+    fn name(self) -> String {
+        let model = match self.growth {
+            Growth::Linear { .. } => "linear",
+            Growth::Proportional => "proportional",
+        };
+        format!(
+            "{}{} x{} {}ms {model}",
+            if self.joiner { "join " } else { "" },
+            self.clients,
+            self.per_client,
+            self.call_us / MS
+        )
+    }
+
+    /// The scenario: the default AIMD, then the oracle.
+    fn scenario(self) -> Scenario {
+        let until_us = self.until_us();
+        let all = self.clients + usize::from(self.joiner);
+        let capacity = self.per_client * u32::try_from(all).expect("a few clients");
+        let mut loads = vec![Load::closed(16, until_us); self.clients];
+        if self.joiner {
+            loads.push(Load::closed(16, until_us).starting_at(until_us / 3));
+        }
+        let (call_us, growth) = (self.call_us, self.growth);
+        Scenario {
+            name: self.name(),
+            aliases: Vec::new(),
+            about: format!("{all} clients share a capacity of {capacity}"),
+            oracle: "each client's share of the capacity".into(),
+            clients: Clients::new(loads).timeout(20 * call_us),
+            upstream: Box::new(move || {
+                let mut dependency = Queueing::new(capacity, call_us, growth);
+                dependency.jitter_us = call_us / 50;
+                Box::new(dependency)
+            }),
+            limiters: vec![
+                ("AIMD".into(), Limiter::AimdFloat(AimdConfig::default())),
+                ("oracle".into(), Limiter::Oracle),
+            ],
+        }
+    }
+}
+
+/// Every shape, in the order printed.
+fn shapes() -> Vec<Shape> {
+    let mut all = Vec::new();
+    let growths = [Growth::Linear { per_call: 1.0 }, Growth::Proportional];
+    for (joiner, growth) in [(false, growths[0]), (false, growths[1]), (true, growths[1])] {
+        for clients in [3, 30] {
+            for per_client in [2, 12] {
+                for call_us in [20 * MS, 400 * MS] {
+                    all.push(Shape {
+                        clients,
+                        per_client,
+                        call_us,
+                        growth,
+                        joiner,
+                    });
+                }
+            }
+        }
+    }
+    all
+}
+
+/// Prints one shape's row; returns whether it meets every bar.
+fn print(name: &str, aimd: &Row, oracle: &Row) -> bool {
+    let (Some(m), Some(o)) = (&aimd.metrics, &oracle.metrics) else {
+        println!(
+            "{name:<32} no metrics: {:?} {:?} x",
+            aimd.error, oracle.error
+        );
+        return false;
+    };
+    let joiner_fair = m
+        .late_joiners
+        .iter()
+        .all(|j| j.share_at_5s.is_some_and(|s| (0.8..=1.2).contains(&s)));
+    let meets = aimd.goodput_vs_oracle.is_some_and(|g| g >= 0.895)
+        && aimd.p95_vs_oracle.is_none_or(|p| p <= 2.0)
+        && aimd.refused_share.is_some_and(|r| r <= 0.05)
+        && (o.fairness_converged < 0.95 || m.fairness_converged >= 0.95)
+        && joiner_fair;
+    let joiner = m.late_joiners.first().map_or(String::new(), |j| {
+        let share = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.2}"));
+        format!("{} / {}", share(j.share_at_2s), share(j.share_at_5s))
+    });
+    let or_nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+    println!(
+        "{name:<32} {:>6.1} % {:>6.2}x {:>6.1} % {:>6.3} ({:.3}) {:>5} ({:>3}) {:>12} {}",
+        100.0 * or_nan(aimd.goodput_vs_oracle),
+        or_nan(aimd.p95_vs_oracle),
+        100.0 * or_nan(aimd.refused_share),
+        m.fairness_converged,
+        o.fairness_converged,
+        m.limit_quartiles_median[2],
+        o.limit_quartiles_median[2],
+        joiner,
+        if meets { "" } else { "x" },
+    );
+    meets
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seed = match args.first().map(|s| s.parse::<u64>()) {
+        None => 1,
+        Some(Ok(seed)) => seed,
+        Some(Err(_)) => {
+            eprintln!("usage: shapes [SEED [SHAPE]]: the seed is a whole number");
+            std::process::exit(2);
+        }
+    };
+    let only = args.get(1).map(String::as_str);
+    let chosen: Vec<Shape> = shapes()
+        .into_iter()
+        .filter(|s| only.is_none_or(|name| s.name() == name))
+        .collect();
+    if chosen.is_empty() {
+        eprintln!(
+            "no shape is named {:?}; run without one for the list",
+            only.unwrap_or_default()
+        );
+        std::process::exit(2);
+    }
+    println!(
+        "{:<32} {:>8} {:>7} {:>8} {:>14} {:>11} {:>12}",
+        format!("shape (seed {seed})"),
+        "goodput",
+        "p95",
+        "refused",
+        "Jain (oracle)",
+        "q3 (oracle)",
+        "joiner 2/5 s"
+    );
+    let mut met = 0;
+    for shape in &chosen {
+        let scenario = shape.scenario();
+        let rows = if only.is_some() {
+            rows_traced(&scenario, seed, Some(("AIMD", &mut std::io::stderr())))
+        } else {
+            rows(&scenario, seed)
+        };
+        met += usize::from(print(&scenario.name, &rows[0], &rows[1]));
+    }
+    println!("{met} of {} shapes meet every bar", chosen.len());
+}
