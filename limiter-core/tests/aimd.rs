@@ -16,8 +16,6 @@ fn seeds(n: u64) -> u64 {
     if cfg!(miri) { 2 } else { n }
 }
 
-/// Feeds one request admitted at `at` with the limit fully used, completing `latency` later.
-/// A success admitted at `at` µs with `in_flight` calls in flight, `latency` µs long.
 /// A sample of `c`'s current epoch: admitted at `at` µs with `in_flight` calls, completed
 /// `latency` µs later with `outcome`.
 fn sample_of<C: Controller>(
@@ -1118,6 +1116,65 @@ fn a_standing_queue_is_drained_for_one_round_every_five_seconds() {
     );
     assert_eq!(aimd.on_sample(&done), Change::Increased);
     assert_eq!(aimd.limit(), 16, "back where it was");
+}
+
+/// A controller whose baseline, 100 ms, was learned on a queue it built with others from its
+/// first calls (started at 6, grown to 7 on them), then drained from a standing queue of
+/// 160 ms (in the hold band) to 3; and the time after the drain began.
+fn drained_on_a_queue_of_its_own_making() -> (AimdFixed, u64) {
+    let mut aimd = AimdFixed::new(AimdConfig::default().initial(6)).unwrap();
+    let mut t = 0;
+    successes(&mut aimd, &mut t, 10, 100 * MS);
+    assert_eq!(aimd.stats().baseline_micros, Some(100_000));
+    assert_eq!(aimd.limit(), 7);
+    while success_at(&mut aimd, t, 160 * MS) != Change::Decreased {
+        t += 10 * MS;
+        assert!(t < 10_000 * MS, "no drain");
+    }
+    assert_eq!(aimd.limit(), 3);
+    (aimd, t + 160 * MS)
+}
+
+#[test]
+fn a_drain_whose_calls_come_back_low_holds_until_their_round_is_whole() {
+    // Its drained calls come back at 30 ms, under 10/11 of the baseline. The drain's own round
+    // (3 calls) ends with the third, but the low round they began (6 calls at least) is under
+    // way: the drain holds the limit at 3 until it is whole (the limit went back to 7 at the
+    // third before the hold).
+    let (mut aimd, mut t) = drained_on_a_queue_of_its_own_making();
+    let mut limits = Vec::new();
+    let changes: Vec<Change> = (0..6)
+        .map(|_| {
+            let change = complete_with(&mut aimd, t, 30 * MS, 3);
+            t += 30 * MS;
+            limits.push(aimd.limit());
+            change
+        })
+        .collect();
+    assert_eq!(&changes[..5], &[Change::Unchanged; 5]);
+    assert_eq!(&limits[..5], &[3; 5]);
+    // The sixth makes it a low round: the baseline is 30 ms, and the limit and the level the
+    // drain returns to are scaled by 30/100 (3 to 0.9 and 7 to 2.1: the floor, 1, and 2).
+    assert_eq!(changes[5], Change::Decreased);
+    assert_eq!(aimd.stats().baseline_micros, Some(30_000));
+    assert_eq!(aimd.limit(), 1);
+    // The next call ends the drain, at the level it returns to.
+    assert_eq!(complete_with(&mut aimd, t, 30 * MS, 1), Change::Increased);
+    assert_eq!(aimd.limit(), 2);
+}
+
+#[test]
+fn a_held_drain_ends_when_its_calls_stop_coming_back_low() {
+    // Three calls at 30 ms hold the drain past its round; the fourth, at 120 ms, ends the low
+    // run (it is not under 10/11 of 100 ms), and with it the drain: back to 7.
+    let (mut aimd, mut t) = drained_on_a_queue_of_its_own_making();
+    for _ in 0..3 {
+        assert_eq!(complete_with(&mut aimd, t, 30 * MS, 3), Change::Unchanged);
+        t += 30 * MS;
+    }
+    assert_eq!(complete_with(&mut aimd, t, 120 * MS, 3), Change::Increased);
+    assert_eq!(aimd.limit(), 7);
+    assert_eq!(aimd.stats().baseline_micros, Some(100_000));
 }
 
 #[test]
