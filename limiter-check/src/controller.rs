@@ -699,6 +699,9 @@ struct Speed {
     rounds_since_cut: u32,
     /// Whether the last cut was by latency, and when (elapsed µs).
     latency_cut_at: Option<u64>,
+    /// The long dwell's length before its doublings (µs): 4 s, or 32 round trips of the
+    /// baseline (the median) at the cut, whichever is longer.
+    long_us: u128,
     /// For a cut by a late refusal, how many times (at most 3) its threshold doubles within
     /// its latency, plus the other clients' tries seen (at most 3 in all): the long dwell is
     /// 2^that times as long, in time and in its step.
@@ -761,6 +764,7 @@ impl Speed {
             below: false,
             rounds_since_cut: 0,
             latency_cut_at: None,
+            long_us: 4_000_000,
             late_doublings: 0,
             step_doublings: 0,
             kept_rounds: 0,
@@ -812,7 +816,7 @@ impl Speed {
             let k = self.late_doublings;
             let long = self
                 .latency_cut_at
-                .is_some_and(|at| u128::from(elapsed) < u128::from(at) + (4_000_000u128 << k));
+                .is_some_and(|at| u128::from(elapsed) < u128::from(at) + (self.long_us << k));
             bits /= if long { 128 << self.step_doublings } else { 8 };
         }
         if self.doubles
@@ -915,6 +919,17 @@ impl Model {
         sorted.len() == 16 && low + margin < sorted[12]
     }
 
+    /// The long dwell below a latency knee before its doublings (µs): with the probe, 4 s or
+    /// 32 round trips of the baseline (the median), whichever is longer; 4 s without it.
+    fn long_dwell(&self) -> u128 {
+        let rounds = if self.speed.doubles {
+            u128::from(self.median().unwrap_or(0)) * 32
+        } else {
+            0
+        };
+        rounds.max(4_000_000)
+    }
+
     fn median(&self) -> Option<u64> {
         let mut sorted = self.window.clone();
         sorted.sort_unstable();
@@ -1007,14 +1022,16 @@ impl Model {
             // but lengthens the long dwell below the knee to what its lateness asks, from now,
             // where that ends later, with a step as small; and the unit below the knee dwells.
             if let (true, true, Some(k)) = (self.speed.doubles, refused, late) {
+                let long = self.long_dwell();
                 let speed = &mut self.speed;
                 let k = k.min(3);
-                let end = u128::from(elapsed) + (4_000_000u128 << k);
+                let end = u128::from(elapsed) + (long << k);
                 let current = speed.latency_cut_at.map_or(0, |at| {
-                    u128::from(at) + (4_000_000u128 << speed.late_doublings)
+                    u128::from(at) + (speed.long_us << speed.late_doublings)
                 });
                 if speed.knee > 0 && end > current {
                     speed.latency_cut_at = Some(elapsed);
+                    speed.long_us = long;
                     speed.late_doublings = k;
                     speed.step_doublings = speed.step_doublings.max(k);
                     speed.dwell = true;
@@ -1105,16 +1122,21 @@ impl Model {
         speed.rounds_since_cut = 0;
         // The long dwell's end: 4 s << doublings after the latency cut; a latency cut that
         // leaves the knee where it was keeps a later end (with the probe).
-        let end = |at: Option<u64>, k: u32| at.map(|at| u128::from(at) + (4_000_000u128 << k));
+        let end = |at: Option<u64>, long: u128, k: u32| at.map(|at| u128::from(at) + (long << k));
         let new_k = (late.unwrap_or(0) + self.speed.tries_seen).min(3);
         let new_step_k = (new_k + self.speed.tries_failed).min(3);
+        let long = self.long_dwell();
         let keeps = self.speed.doubles
             && !quick
             && self.speed.knee == knee_before
-            && end(self.speed.latency_cut_at, self.speed.late_doublings)
-                > end(Some(elapsed), new_k);
+            && end(
+                self.speed.latency_cut_at,
+                self.speed.long_us,
+                self.speed.late_doublings,
+            ) > end(Some(elapsed), long, new_k);
         if !keeps {
             self.speed.latency_cut_at = (!quick).then_some(elapsed);
+            self.speed.long_us = long;
             self.speed.late_doublings = new_k;
             self.speed.step_doublings = new_step_k;
         }

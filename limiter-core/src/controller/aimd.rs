@@ -952,8 +952,10 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
         // With the probe, a second cut below the knee, four rounds or more after the first,
         // lifts it one above the level held (see `knee`).
         if PROBES > 0 {
+            // The long dwell lasts at least 32 round trips of the baseline (see `knee`).
+            let round = self.aged_baseline(elapsed).unwrap_or(0);
             self.knee
-                .cut_backing_off::<true>(seen, by, elapsed, backoff);
+                .cut_backing_off::<true>(seen, by, elapsed, backoff, round);
         } else {
             self.knee.cut_from::<false>(seen, by, elapsed);
         }
@@ -1157,8 +1159,14 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
             return false; // at the floor already
         }
         // The level it stood at was on a queue: a knee found by latency (see `Probe`, rule 6).
-        self.knee
-            .cut_from::<true>(whole, CutBy::Latency { doublings: 0 }, elapsed);
+        let round = u32::try_from(low).unwrap_or(u32::MAX);
+        self.knee.cut_backing_off::<true>(
+            whole,
+            CutBy::Latency { doublings: 0 },
+            elapsed,
+            DwellBackoff::NONE,
+            round,
+        );
         // A queue, not noise: whatever the window's spread, the knee dwells.
         if let Some(probe) = self.probe.first_mut() {
             probe.judge_after(0);
@@ -1532,7 +1540,8 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Controller for Aimd<V, 
             // A late refusal of a round trip already answered: what a try of the knee costs
             // (see `Knee::lengthen`).
             Step::Cut(_, _, CutBy::LateRefusal { doublings }) if PROBES > 0 => {
-                self.knee.lengthen(doublings, elapsed);
+                let round = self.aged_baseline(elapsed).unwrap_or(0);
+                self.knee.lengthen(doublings, elapsed, round);
                 Change::Unchanged
             }
             Step::Cut(..) => Change::Unchanged,

@@ -17,7 +17,8 @@
 //!   when a whole round served that level at the baseline: see the module `probe`, rule 4.)
 //! - **The dwell**: in the one unit of limit just below the knee, the step is shifted down, by
 //!   [`SLOW`] (an eighth) below a knee found by a refusal, by [`LATENCY_SLOW`] (a 128th) for
-//!   [`LONG_DWELL_MICROS`] after a cut by latency (both doubled once for each doubling of the
+//!   [`LONG_DWELL_MICROS`] after a cut by latency, with the growth probe at least
+//!   [`LONG_DWELL_ROUNDS`] round trips of the baseline (both doubled once for each doubling of the
 //!   congestion threshold within a late refusal's latency, up to 8 times: see [`doublings`];
 //!   with the growth probe, also once for each try of the knee that failed, see [`DwellBackoff`];
 //!   a later cut by latency that leaves the knee where it was does not shorten such a dwell),
@@ -73,8 +74,36 @@ pub(crate) enum CutBy {
 const SLOW: u8 = 3;
 /// Below a knee found by latency, for `LONG_DWELL_MICROS` after the cut: a 128th.
 const LATENCY_SLOW: u8 = 7;
-/// How long the dwell below a latency knee is long: 4 s.
+/// How long the dwell below a latency knee is long: 4 s, or with the growth probe at least
+/// [`LONG_DWELL_ROUNDS`] round trips.
 const LONG_DWELL_MICROS: u32 = 4_000_000;
+/// With the growth probe, the fewest round trips (of the baseline's latency) the long dwell
+/// below a latency knee lasts: 32, a quarter of its 128th's rounds (see [`long_dwell`]).
+const LONG_DWELL_ROUNDS: u64 = 32;
+
+/// How long the dwell below a latency knee is long, doubled `doublings` times (µs): with the
+/// growth probe (`PROBE`), 4 s or [`LONG_DWELL_ROUNDS`] round trips of `round_micros` (the
+/// baseline; 0 where none is known), whichever is longer; 4 s without it.
+///
+/// Why the round trips: the 128th's step bounds how often the knee is tried in rounds (one try
+/// in 128), and the 4 s how long capacity that came back goes unseen (see the module `probe`,
+/// rule 3). Chosen for calls of 100 ms, where 4 s is 40 rounds; with calls of 400 ms it is
+/// 10, and each client tried a shared knee thirteen times as often as the 128 rounds say.
+/// The floor keeps at least a quarter of them: under 125 ms a round, 4 s is the longer.
+/// Without the probe, in 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
+const fn long_dwell<const PROBE: bool>(round_micros: u32, doublings: u8) -> u64 {
+    if PROBE {
+        let rounds = round_micros as u64 * LONG_DWELL_ROUNDS;
+        let long = if rounds > LONG_DWELL_MICROS as u64 {
+            rounds
+        } else {
+            LONG_DWELL_MICROS as u64
+        };
+        long << doublings
+    } else {
+        (LONG_DWELL_MICROS << doublings) as u64
+    }
+}
 /// The most a late refusal's long dwell is doubled: 8 times, 32 s and 1,024 rounds.
 pub(crate) const MAX_DOUBLINGS: u8 = 3;
 
@@ -233,12 +262,12 @@ impl Knee {
     /// `shared-100-linear`, seed 1: 18 of the 100 clients were first cut by a slow success
     /// after the start-up's overload, 12 of them then saw stale timeouts, and their tries at
     /// about 5.5 s cost a second collapse; see the module `probe`, rule 3, for the figures).
-    pub(crate) fn lengthen(&mut self, doublings: u8, elapsed: u64) {
+    pub(crate) fn lengthen(&mut self, doublings: u8, elapsed: u64, round_micros: u32) {
         if self.at == 0 {
             return;
         }
         let d = doublings.min(MAX_DOUBLINGS);
-        let until = elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << d));
+        let until = elapsed.saturating_add(long_dwell::<true>(round_micros, d));
         if until > self.long_until {
             self.long_until = until;
             self.doublings = self.doublings.max(d);
@@ -354,7 +383,7 @@ impl Knee {
     /// remembered already), one seen during a return moves that level halfway down to `seen`,
     /// and a cut by latency forgets it (see [`Knee::return_to`]).
     pub(crate) fn cut_from<const PROBE: bool>(&mut self, seen: u32, by: CutBy, elapsed: u64) {
-        self.cut_backing_off::<PROBE>(seen, by, elapsed, DwellBackoff::NONE);
+        self.cut_backing_off::<PROBE>(seen, by, elapsed, DwellBackoff::NONE, 0);
     }
 
     /// [`Knee::cut_from`], with the long dwell below the knee doubled more by `backoff`, after
@@ -366,6 +395,7 @@ impl Knee {
         by: CutBy,
         elapsed: u64,
         backoff: DwellBackoff,
+        round_micros: u32,
     ) {
         if PROBE {
             self.remember_served(seen, by);
@@ -396,8 +426,7 @@ impl Knee {
         let timed = late.saturating_add(backoff.time).min(MAX_DOUBLINGS);
         let doublings = timed.saturating_add(backoff.rounds).min(MAX_DOUBLINGS);
         let long_until = if by_latency {
-            // In 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
-            elapsed.saturating_add(u64::from(LONG_DWELL_MICROS << timed))
+            elapsed.saturating_add(long_dwell::<PROBE>(round_micros, timed))
         } else {
             0
         };
@@ -584,6 +613,35 @@ mod tests {
         // Elapsed time near its end does not overflow.
         knee.cut_from::<true>(10, CutBy::Latency { doublings: 0 }, u64::MAX - 1);
         assert_eq!(knee.slow::<true>(9, u64::MAX - 1), 7);
+    }
+
+    #[test]
+    fn with_the_probe_a_long_dwell_lasts_at_least_32_round_trips() {
+        // 32 round trips of 100 ms are 3.2 s: the 4 s hold. Of 400 ms, 12.8 s; doubled three
+        // times, 102.4 s. Without the probe, 4 s whatever the round trip.
+        assert_eq!(long_dwell::<true>(100_000, 0), 4_000_000);
+        assert_eq!(long_dwell::<true>(125_000, 0), 4_000_000);
+        assert_eq!(long_dwell::<true>(400_000, 0), 12_800_000);
+        assert_eq!(long_dwell::<true>(400_000, 3), 102_400_000);
+        assert_eq!(
+            long_dwell::<true>(u32::MAX, 3),
+            u64::from(u32::MAX) * 32 * 8
+        );
+        assert_eq!(long_dwell::<true>(0, 1), 8_000_000);
+        assert_eq!(long_dwell::<false>(400_000, 0), 4_000_000);
+        assert_eq!(long_dwell::<false>(400_000, 3), 32_000_000);
+        // A 128th of a step below a knee found by latency with 400 ms round trips, for 12.8 s
+        // from the cut; then an eighth.
+        let mut knee = Knee::new(5);
+        let by = CutBy::Latency { doublings: 0 };
+        knee.cut_backing_off::<true>(10, by, 1_000_000, DwellBackoff::NONE, 400_000);
+        assert_eq!(knee.slow::<true>(9, 13_799_999), 7);
+        assert_eq!(knee.slow::<true>(9, 13_800_000), 3);
+        // A late refusal of a round trip already answered lengthens it the same way: a 256th
+        // for 25.6 s from its arrival.
+        knee.lengthen(1, 2_000_000, 400_000);
+        assert_eq!(knee.slow::<true>(9, 27_599_999), 8);
+        assert_eq!(knee.slow::<true>(9, 27_600_000), 3);
     }
 
     #[test]
