@@ -22,18 +22,13 @@
 //! With a shape's name after the seed, only that shape runs, and the default AIMD's run is
 //! traced to standard error, for `scripts/trace-summary.py`.
 
-use limiter_core::AimdConfig;
-use limiter_sim::engine::Clients;
-use limiter_sim::limiter::Limiter;
-use limiter_sim::load::Load;
 use limiter_sim::report::{Row, rows, rows_traced};
-use limiter_sim::scenario::Scenario;
-use limiter_sim::upstream::{Growth, Queueing};
+use limiter_sim::scenario::{Scenario, shape};
+use limiter_sim::upstream::Growth;
 
 const MS: u64 = 1_000;
-const S: u64 = 1_000_000;
 
-/// One shape of a shared dependency.
+/// One shape of a shared dependency (see [`shape`]).
 #[derive(Clone, Copy)]
 struct Shape {
     clients: usize,
@@ -44,51 +39,14 @@ struct Shape {
 }
 
 impl Shape {
-    /// 300 calls long, at least 30 s.
-    fn until_us(self) -> u64 {
-        (300 * self.call_us).max(30 * S)
-    }
-
-    fn name(self) -> String {
-        let model = match self.growth {
-            Growth::Linear { .. } => "linear",
-            Growth::Proportional => "proportional",
-        };
-        format!(
-            "{}{} x{} {}ms {model}",
-            if self.joiner { "join " } else { "" },
+    fn scenario(self) -> Scenario {
+        shape(
             self.clients,
             self.per_client,
-            self.call_us / MS
+            self.call_us,
+            self.growth,
+            self.joiner,
         )
-    }
-
-    /// The scenario: the default AIMD, then the oracle.
-    fn scenario(self) -> Scenario {
-        let until_us = self.until_us();
-        let all = self.clients + usize::from(self.joiner);
-        let capacity = self.per_client * u32::try_from(all).expect("a few clients");
-        let mut loads = vec![Load::closed(16, until_us); self.clients];
-        if self.joiner {
-            loads.push(Load::closed(16, until_us).starting_at(until_us / 3));
-        }
-        let (call_us, growth) = (self.call_us, self.growth);
-        Scenario {
-            name: self.name(),
-            aliases: Vec::new(),
-            about: format!("{all} clients share a capacity of {capacity}"),
-            oracle: "each client's share of the capacity".into(),
-            clients: Clients::new(loads).timeout(20 * call_us),
-            upstream: Box::new(move || {
-                let mut dependency = Queueing::new(capacity, call_us, growth);
-                dependency.jitter_us = call_us / 50;
-                Box::new(dependency)
-            }),
-            limiters: vec![
-                ("AIMD".into(), Limiter::AimdFloat(AimdConfig::default())),
-                ("oracle".into(), Limiter::Oracle),
-            ],
-        }
     }
 }
 
@@ -165,7 +123,7 @@ fn main() {
     let only = args.get(1).map(String::as_str);
     let chosen: Vec<Shape> = shapes()
         .into_iter()
-        .filter(|s| only.is_none_or(|name| s.name() == name))
+        .filter(|s| only.is_none_or(|name| s.scenario().name == name))
         .collect();
     if chosen.is_empty() {
         eprintln!(

@@ -842,6 +842,70 @@ fn slow_sender(params: &Params) -> Scenario {
     }
 }
 
+/// A shared dependency in a shape of its own, beside the suite's (whose shared scenarios give
+/// each client a share of 4, the default initial limit, and take 100 ms calls): `clients`
+/// clients of 16 callers each, each with a share of `per_client` of the capacity, calls of
+/// `call_us` (with an exponential jitter of a fiftieth of it), latency growing as `growth`
+/// past the capacity, and with `joiner` one more client that joins a third of the way in. The
+/// clients give up after 20 calls' time; the load lasts 300 calls, at least 30 s. Only the
+/// default AIMD runs, then the oracle. The `shapes` example runs 24 of them.
+///
+/// ```
+/// use limiter_sim::scenario::shape;
+/// use limiter_sim::upstream::Growth;
+///
+/// let s = shape(3, 2, 20_000, Growth::Linear { per_call: 1.0 }, false);
+/// assert_eq!(s.name, "3 x2 20ms linear");
+/// assert_eq!(s.clients.loads.len(), 3);
+/// assert_eq!(s.limiters.len(), 2);
+/// ```
+///
+/// # Panics
+///
+/// If the capacity (`per_client` times the clients) does not fit in 32 bits.
+pub fn shape(
+    clients: usize,
+    per_client: u32,
+    call_us: u64,
+    growth: Growth,
+    joiner: bool,
+) -> Scenario {
+    let until_us = (300 * call_us).max(30 * S);
+    let all = clients + usize::from(joiner);
+    let capacity = u32::try_from(all)
+        .ok()
+        .and_then(|all| per_client.checked_mul(all))
+        .expect("a capacity within 32 bits");
+    let mut loads = vec![Load::closed(16, until_us); clients];
+    if joiner {
+        loads.push(Load::closed(16, until_us).starting_at(until_us / 3));
+    }
+    let model = match growth {
+        Growth::Linear { .. } => "linear",
+        Growth::Proportional => "proportional",
+    };
+    Scenario {
+        name: format!(
+            "{}{clients} x{per_client} {}ms {model}",
+            if joiner { "join " } else { "" },
+            call_us / MS
+        ),
+        aliases: Vec::new(),
+        about: format!("{all} clients share a capacity of {capacity}"),
+        oracle: QUEUEING_ORACLE.into(),
+        clients: Clients::new(loads).timeout(20 * call_us),
+        upstream: Box::new(move || {
+            let mut dependency = Queueing::new(capacity, call_us, growth);
+            dependency.jitter_us = call_us / 50;
+            Box::new(dependency)
+        }),
+        limiters: vec![
+            ("AIMD".into(), Limiter::AimdFloat(AimdConfig::default())),
+            ("oracle".into(), Limiter::Oracle),
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

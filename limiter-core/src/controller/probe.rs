@@ -48,7 +48,8 @@
 //!    of the oracle's goodput with p95 3.9× its own; the 128th at 82 %, p95 1.6×; a single
 //!    client behind a sharp knee (`hang`, `slow-no-429`) went from 90 % to 99 %.
 //!    The 4 s is never less than 32 round trips of the baseline, a quarter of the 128 (see
-//!    `knee::long_dwell`; under 125 ms a call, 4 s is the longer): chosen for calls of 100 ms,
+//!    `knee::long_dwell`; under 125 ms a call, 4 s is the longer; `limiter-sim/tests/shapes.rs`
+//!    pins it): chosen for calls of 100 ms,
 //!    where it is 40 rounds, 4 s is 10 rounds of 400 ms calls, and clients sharing a knee
 //!    tried it thirteen times as often as the 128 rounds say, each try slowing every call of
 //!    every client. The `shapes` example of `limiter-sim` (seeds 1 to 6, means; its shapes
@@ -186,7 +187,8 @@
 //!    small limit is shorter than a low round (at least [`LOW_ROUND_LEAST`] calls), so the
 //!    drain used to end, and refill the queue, before its calls could correct the baseline
 //!    (`tests/aimd.rs`: `a_drain_whose_calls_come_back_low_holds_until_their_round_is_whole`,
-//!    `a_held_drain_ends_when_its_calls_stop_coming_back_low`). The baseline that needs it is one learned on a queue the client built itself with the
+//!    `a_held_drain_ends_when_its_calls_stop_coming_back_low`; on the simulator,
+//!    `limiter-sim/tests/shapes.rs`). The baseline that needs it is one learned on a queue the client built itself with the
 //!    others from their first calls, each started above its share: every call after the first
 //!    few met that queue, and the window's median is its latency. The `shapes` example of
 //!    `limiter-sim` (`cargo run --release -p limiter-sim --example shapes -- SEED`, seeds 1
