@@ -78,7 +78,8 @@ const LATENCY_SLOW: u8 = 7;
 /// [`LONG_DWELL_ROUNDS`] round trips.
 const LONG_DWELL_MICROS: u32 = 4_000_000;
 /// With the growth probe, the fewest round trips (of the baseline's latency) the long dwell
-/// below a latency knee lasts: 32, a quarter of its 128th's rounds (see [`long_dwell`]).
+/// below a latency knee lasts: 32, a quarter of the 128 rounds its step takes to cross the
+/// unit (see [`long_dwell`]).
 const LONG_DWELL_ROUNDS: u64 = 32;
 
 /// How long the dwell below a latency knee is long, doubled `doublings` times (µs): with the
@@ -104,7 +105,9 @@ const fn long_dwell<const PROBE: bool>(round_micros: u32, doublings: u8) -> u64 
         (LONG_DWELL_MICROS << doublings) as u64
     }
 }
-/// The most a late refusal's long dwell is doubled: 8 times, 32 s and 1,024 rounds.
+
+/// The most a late refusal's long dwell is doubled: 8 times, 32 s (longer where 32 round trips
+/// outlast 4 s) and 1,024 rounds.
 pub(crate) const MAX_DOUBLINGS: u8 = 3;
 
 /// How many times `threshold` doubles and stays at or below `latency`, at most
