@@ -21,9 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use limiter_bench::{
-    LIMIT, TASKS, interleaved, limiter_work, quantile, ratio_quartiles, semaphore_work,
-};
+use limiter_bench::{LIMIT, TASKS, interleaved, limiter_work, semaphore_work};
 use limiter_core::{AimdConfig, AimdF32, Fixed};
 use limiter_tokio::Limiter;
 
@@ -62,14 +60,5 @@ fn main() {
         "{rounds} rounds; each: {TASKS} tasks on 2 workers, {} permits of a limit of {LIMIT}",
         TASKS * PER_TASK
     );
-    println!(
-        "{:<20} {:>10} {:>26}",
-        "variant", "median ms", "time / semaphore's, q1 med q3"
-    );
-    for (i, name) in VARIANTS.iter().enumerate() {
-        let mut ms: Vec<f64> = times[i].iter().map(|t| t.as_secs_f64() * 1e3).collect();
-        let median = quantile(&mut ms, 0.5);
-        let (q1, med, q3) = ratio_quartiles(&times[i], &times[0]);
-        println!("{name:<20} {median:>10.1} {q1:>8.2} {med:>8.2} {q3:>8.2}");
-    }
+    limiter_bench::print_against_first(&VARIANTS, &times);
 }

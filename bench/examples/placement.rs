@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use limiter_bench::{LIMIT, TASKS, interleaved, quantile, ratio_quartiles, semaphore_work};
+use limiter_bench::{LIMIT, TASKS, interleaved, limiter_work, limiter_work_then, semaphore_work};
 use limiter_core::{
     AimdConfig, AimdF32, Change, Controller, ControllerStats, Epoch, Fixed, Sample,
 };
@@ -69,43 +69,12 @@ impl Controller for Working {
     }
 }
 
-/// Where the stand-in runs, besides under the gate's lock.
-#[derive(Clone, Copy)]
-enum After {
-    Nothing,
-    Apart,
-    Unlocked,
-}
-
-/// The contended workload on `limiter`, with the stand-in run `after` each release.
-async fn workload<C: Controller + Send + 'static>(limiter: Limiter<C>, after: After) {
-    let tasks: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let limiter = limiter.clone();
-            tokio::spawn(async move {
-                for _ in 0..PER_TASK {
-                    let permit = limiter.acquire().await.expect("a permit");
-                    tokio::task::yield_now().await;
-                    permit.success();
-                    match after {
-                        After::Nothing => {}
-                        After::Apart => {
-                            let _held = APART
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner);
-                            work();
-                        }
-                        After::Unlocked => work(),
-                    }
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("a task");
-    }
-    assert_eq!(limiter.in_flight(), 0);
-    assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
+/// The stand-in under a mutex of its own, after a release.
+fn apart() {
+    let _held = APART
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    work();
 }
 
 /// The variants, in the order of the first round.
@@ -124,14 +93,14 @@ fn run(runtime: &tokio::runtime::Runtime, i: usize) -> Duration {
     let start = Instant::now();
     match i {
         0 => runtime.block_on(semaphore_work(PER_TASK)),
-        1 => runtime.block_on(workload(Limiter::new(fixed()), After::Nothing)),
-        2 => runtime.block_on(workload(Limiter::new(Working(fixed())), After::Nothing)),
-        3 => runtime.block_on(workload(Limiter::new(fixed()), After::Apart)),
-        4 => runtime.block_on(workload(Limiter::new(fixed()), After::Unlocked)),
+        1 => runtime.block_on(limiter_work(Limiter::new(fixed()), PER_TASK)),
+        2 => runtime.block_on(limiter_work(Limiter::new(Working(fixed())), PER_TASK)),
+        3 => runtime.block_on(limiter_work_then(Limiter::new(fixed()), PER_TASK, apart)),
+        4 => runtime.block_on(limiter_work_then(Limiter::new(fixed()), PER_TASK, work)),
         _ => {
             let held = AimdConfig::default().initial(LIMIT).bounds(LIMIT, LIMIT);
             let limiter = Limiter::new(AimdF32::new(held).expect("valid"));
-            runtime.block_on(workload(limiter, After::Nothing));
+            runtime.block_on(limiter_work(limiter, PER_TASK));
         }
     }
     start.elapsed()
@@ -164,14 +133,5 @@ fn main() {
         TASKS * PER_TASK,
         STEPS.load(Ordering::Relaxed)
     );
-    println!(
-        "{:<28} {:>10} {:>26}",
-        "variant", "median ms", "time / semaphore's, q1 med q3"
-    );
-    for (i, name) in VARIANTS.iter().enumerate() {
-        let mut ms: Vec<f64> = times[i].iter().map(|t| t.as_secs_f64() * 1e3).collect();
-        let median = quantile(&mut ms, 0.5);
-        let (q1, med, q3) = ratio_quartiles(&times[i], &times[0]);
-        println!("{name:<28} {median:>10.1} {q1:>8.2} {med:>8.2} {q3:>8.2}");
-    }
+    limiter_bench::print_against_first(&VARIANTS, &times);
 }

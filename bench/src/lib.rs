@@ -49,11 +49,21 @@ impl Take for Arc<tokio::sync::Semaphore> {
     }
 }
 
-impl<C: Controller + Send + 'static> Take for Limiter<C> {
+/// A limiter whose tasks run a function of their own once each permit is released.
+struct Then<C>(Limiter<C>, fn());
+
+impl<C> Clone for Then<C> {
+    fn clone(&self) -> Self {
+        Then(self.0.clone(), self.1)
+    }
+}
+
+impl<C: Controller + Send + 'static> Take for Then<C> {
     async fn take(&self) {
-        let permit = self.acquire().await.expect("a permit");
+        let permit = self.0.acquire().await.expect("a permit");
         tokio::task::yield_now().await;
         permit.success();
+        (self.1)();
     }
 }
 
@@ -108,9 +118,55 @@ pub async fn semaphore_work(per_task: usize) {
 /// # });
 /// ```
 pub async fn limiter_work<C: Controller + Send + 'static>(limiter: Limiter<C>, per_task: usize) {
-    in_tasks(&limiter, per_task).await;
+    limiter_work_then(limiter, per_task, || {}).await;
+}
+
+/// [`limiter_work`], each task running `after` once each of its permits is released (outside
+/// the limiter's locks): the `placement` example's work done elsewhere.
+///
+/// # Panics
+///
+/// As [`limiter_work`].
+///
+/// ```
+/// use limiter_core::Fixed;
+/// use limiter_tokio::Limiter;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// limiter_bench::limiter_work_then(Limiter::new(Fixed::new(8).unwrap()), 2, || {}).await;
+/// # });
+/// ```
+pub async fn limiter_work_then<C: Controller + Send + 'static>(
+    limiter: Limiter<C>,
+    per_task: usize,
+    after: fn(),
+) {
+    in_tasks(&Then(limiter.clone(), after), per_task).await;
     assert_eq!(limiter.in_flight(), 0);
     assert_eq!(limiter.limit(), LIMIT, "the label says the limit is 8");
+}
+
+/// Prints each variant's median time over the rounds and the quartiles of its time over the
+/// first variant's (the semaphore's), round by round, from [`interleaved`]'s `times`.
+///
+/// # Panics
+///
+/// If a variant has no rounds, or there are fewer names than variants.
+pub fn print_against_first(names: &[&str], times: &[Vec<Duration>]) {
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0).max(20);
+    println!(
+        "{:<width$} {:>10} {:>26}",
+        "variant", "median ms", "time / semaphore's, q1 med q3"
+    );
+    for (i, variant) in times.iter().enumerate() {
+        let mut ms: Vec<f64> = variant.iter().map(|t| t.as_secs_f64() * 1e3).collect();
+        let median = quantile(&mut ms, 0.5);
+        let (q1, med, q3) = ratio_quartiles(variant, &times[0]);
+        println!(
+            "{:<width$} {median:>10.1} {q1:>8.2} {med:>8.2} {q3:>8.2}",
+            names[i]
+        );
+    }
 }
 
 /// Polls `future` once; the benchmarks' futures are ready at once (the peer's, uncontended).
