@@ -19,9 +19,13 @@ muts = {
  'drop-ignores-waiters': (G, '''            if M::fetch_add(&self.words[CANCELLED], 1) & WAITING != 0 {
                 self.grant_waiters(None, true);
             }''', '''            M::fetch_add(&self.words[CANCELLED], 1);'''),
- # Invariant 2: a raised limit grants.
+ # Invariant 2: a raised limit, published, grants.
  'no-grant-on-raise': (G, '''        self.locked(|s| f(&mut s.controller))''',
-                       '''        M::lock(&self.state, |s| f(&mut s.controller))'''),
+                       '''        M::lock(&self.state, |s| {
+            let r = f(&mut s.controller);
+            self.publish(s);
+            r
+        })'''),
  # Invariant 2: the first grant under the operation's lock leaves the rest to the grant pass.
  'first-grant-keeps-the-rest': (G, '''        (Some(waker), self.has_room(s))''', '''        (Some(waker), false)'''),
  # Invariant 1: no admission at the limit.
