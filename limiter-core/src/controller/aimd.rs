@@ -375,7 +375,7 @@ impl AimdConfig {
 ///     RACK rule): 153 rows, `heavy-tail` 93 → 28 % of the oracle's goodput,
 ///     `shared-100-linear` 88 → 84 %;
 ///   - the calls in flight at a completion, watched together until they have all ended: 133;
-///   - a timer per call in the caller, at the threshold (the branch `overdue-timer`): 147 rows,
+///   - a timer per call in the caller (the simulator's clients), at the threshold: 147 rows,
 ///     `heavy-tail` 19 %, `shared-1000-linear` 77 → 19 %; at 1.25 times the baseline (RACK's
 ///     reorder window) 60 rows.
 ///
