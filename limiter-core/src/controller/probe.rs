@@ -383,8 +383,10 @@
 //!     a full window measures it, 153 rows: `creep`'s hundred clients no longer step from 5 to
 //!     6 on latencies about 1.25 times their baseline before their windows are full, and its
 //!     upper quartile is 5 (the oracle's 4), but the late joiners are fair on 2 and 0 seeds (5
-//!     and 6 before). With a step of one undone as a doubled one is as well, 147 rows: `creep` still
-//!     at 5, Jain's index 0.998 → 0.935, both late joiners fair on no seed.
+//!     and 6 before). With a step of one undone as a doubled one is as well, 147 rows:
+//!     `creep` still at 5, Jain's index 0.998 → 0.935, both late joiners fair on no seed; and
+//!     with a knee where the undone step stood, as a cut by latency sets one, 135 rows
+//!     (`creep` at 5, its Jain's index 0.895).
 //!
 //! Seeds 1 to 6 of `cargo run --release -p limiter-sim -- --format json --seed N`, the rows
 //! of the default AIMD that meet every target of `scripts/sim-bars.py`: 139 of 216 without
