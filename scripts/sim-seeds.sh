@@ -7,11 +7,13 @@
 #     bash scripts/sim-seeds.sh                  # seeds 1 to 6
 #     bash scripts/sim-seeds.sh 1 2 3            # those seeds
 #     SIM_LIMITER="AIMD fast start" bash scripts/sim-seeds.sh   # another row of the suite
-#     SIM_KEEP=runs bash scripts/sim-seeds.sh    # keep the runs' JSON in ./runs
+#     SIM_KEEP=runs bash scripts/sim-seeds.sh    # keep the runs' JSON in ./runs (here)
 #
 # Fails if the build, a run or the summary fails (a run that printed nothing among them).
 set -euo pipefail
 shopt -s inherit_errexit
+# A relative SIM_KEEP is the caller's directory's, not the repository's.
+keep=${SIM_KEEP:+$(realpath -m -- "$SIM_KEEP")}
 cd "$(dirname "$0")/.."
 seeds=("$@")
 if [ ${#seeds[@]} -eq 0 ]; then
@@ -23,8 +25,8 @@ for seed in "${seeds[@]}"; do
         exit 2
     fi
 done
-if [ -n "${SIM_KEEP:-}" ]; then
-    out=$SIM_KEEP
+if [ -n "$keep" ]; then
+    out=$keep
     mkdir -p "$out"
 else
     out=$(mktemp -d)
