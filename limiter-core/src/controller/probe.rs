@@ -461,6 +461,20 @@
 //! 60 from 20 s on, their calls' median at 33 ms, 1.6 times baselines that are about right
 //! (21 to 26 ms against the dependency's 20; `scripts/trace-summary.py --every 1000`): what
 //! keeps them there is the band, not the baseline.
+//! BBR's exit from `ProbeRTT`, a drain that returns to the bandwidth-delay product (its level
+//! times the remembered baseline over the window's median when it began): 153 rows of 216
+//! against 164, `creep`'s upper quartile still 6 on every seed, the 10-client joiner 1.26 to
+//! 1.61 times its fair share 5 s after joining. In `creep` (`--trace AIMD`, seed 1) every
+//! client returned from 6 to 4 and grew back to 6 within 0.3 s: the others were at 4 too, so
+//! its calls came back within the band, which its first full window, taken while the limit
+//! rose from 4 to 6, had measured at the configured 1.25. With the band measured again from
+//! the full window each drain begins with (a steady level, one millisecond of noise: the
+//! narrowest band), also 153 rows, `creep` at 5 on two seeds and 6 on four, and the joiner
+//! 1.80 to 2.55 times fair (Jain's index 0.71 to 0.93): a return to the bandwidth-delay
+//! product is a decrease in proportion, which keeps the clients' ratio, and with every client
+//! held by its band a round after the drain, the additive growth that evens them out lasts
+//! about a round per 5 s (seed 1: the joiner from 13 to 10 and back to 11, the others from 5
+//! to 4 and back to 5).
 //! A congestion threshold as narrow as the noise (four times the band's width over 1, within
 //! 1.25 and the configured 2, with the band measured again every full window): the cuts are
 //! then the signal every client sees at once, and on seeds 1 to 3 `creep` went to 5 / 5 / 5
