@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The control targets over several seeds of the simulator's suite, in one command: builds the
 # simulator (release), runs `--format json --seed N` for each seed (1 to 6 unless seeds are
-# given), and prints `scripts/sim-bars.py --seeds` for them: for each scenario its goodput and
-# on how many seeds it meets every bar, and last how many rows meet every bar over the runs.
+# given; as many at once as there are cores), and prints `scripts/sim-bars.py --seeds` for
+# them: for each scenario its goodput and on how many seeds it meets every bar, and last how
+# many rows meet every bar over the runs.
 #
 #     bash scripts/sim-seeds.sh                  # seeds 1 to 6
 #     bash scripts/sim-seeds.sh 1 2 3            # those seeds
@@ -25,21 +26,50 @@ for seed in "${seeds[@]}"; do
         exit 2
     fi
 done
+# On the way out, runs still going (after another failed) are stopped, and a directory of our
+# own is removed.
+out=
+finish() {
+    local running
+    running=$(jobs -p)
+    if [ -n "$running" ]; then
+        # shellcheck disable=SC2086 # one pid per word
+        kill $running 2>/dev/null || true
+        wait 2>/dev/null || true
+    fi
+    if [ -z "$keep" ] && [ -n "$out" ]; then
+        rm -rf "$out"
+    fi
+}
+trap finish EXIT
 if [ -n "$keep" ]; then
     out=$keep
     mkdir -p "$out"
 else
     out=$(mktemp -d)
-    trap 'rm -rf "$out"' EXIT
 fi
 cargo build --release --quiet -p limiter-sim
+# The runs are independent and each takes one core: as many at once as there are cores.
+jobs=$(nproc)
+pids=()
 runs=()
 for seed in "${seeds[@]}"; do
-    ./target/release/limiter-sim --format json --seed "$seed" >"$out/seed-$seed.json"
-    if ! [ -s "$out/seed-$seed.json" ]; then
-        echo "sim-seeds: seed $seed printed nothing" >&2
+    ./target/release/limiter-sim --format json --seed "$seed" >"$out/seed-$seed.json" &
+    pids+=($!)
+    runs+=("$out/seed-$seed.json")
+    if [ ${#pids[@]} -ge "$jobs" ]; then
+        wait "${pids[0]}"
+        pids=("${pids[@]:1}")
+    fi
+done
+for pid in "${pids[@]}"; do
+    wait "$pid"
+done
+for run in "${runs[@]}"; do
+    if ! [ -s "$run" ]; then
+        seed=${run##*/seed-}
+        echo "sim-seeds: seed ${seed%.json} printed nothing" >&2
         exit 1
     fi
-    runs+=("$out/seed-$seed.json")
 done
 python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}"
