@@ -37,10 +37,10 @@
 //! (the simulator's `quota-jitter`, seed 1, counted with a temporary print in `round_end`),
 //! rounds at a steady rate lasted 83 to 121 ms, 5 of the first 20 failed the test on noise
 //! alone, and the step stayed near one: the limit reached 45 at 2.2 s, where without jitter
-//! (`drop-and-recover`) it does at 1.7 s (`--trace AIMD`). Measured instead between the mean instants at
-//! which two rounds' calls completed (about the mean latency of a round's calls, and longer
-//! where calls hang), the test halfway between the durations a rate that follows and a flat
-//! one predict, it reached 45 at 1.8 s there. Seeds 1 to 6, `bash scripts/sim-seeds.sh`:
+//! (`drop-and-recover`) it does at 1.7 s (`--trace AIMD`). Measured instead between the mean
+//! instants at which two rounds' calls completed (about the mean latency of a round's calls,
+//! and longer where calls hang), the test halfway between the durations a rate that follows
+//! and a flat one predict, it reached 45 at 1.8 s there. Seeds 1 to 6, `bash scripts/sim-seeds.sh`:
 //! quota-jitter 74.8 → 76.2 % of the oracle's goodput, capacity-rise 86.3 → 89.5 %; but the
 //! step then doubles where clients share a quota too, and the start-up's race sets a split that
 //! the return to the level served before the fall restores: Jain's index over the second half
