@@ -6,11 +6,15 @@
     python3 scripts/sim-bars.py run.json --limiter "AIMD fast start"
     python3 scripts/sim-bars.py run.json --against before.json  # and the rows that moved
     python3 scripts/sim-bars.py --seeds s1.json s2.json s3.json  # several seeds, row by row
+    python3 scripts/sim-bars.py --seeds s1.json s2.json --against-seeds b1.json b2.json
 
 With `--seeds`, each file is one seed's run (of the same scenarios), and each row prints its means
 over the seeds (goodput, refusals, Jain's index over the converged window) and on how many seeds
 it meets every bar: one seed's row can meet or miss a bar by noise that the next seed does not
-share; its last line adds up the rows that meet every bar over all the runs, and per run.
+share; its last line adds up the rows that meet every bar over all the runs, and per run. With
+`--against-seeds` and earlier runs of the same seeds, it then prints each row whose means or
+seeds meeting every bar moved (as printed, to the digits shown), and the rows meeting every bar
+before and after.
 
 Each row of the limiter is held to the bars of the README's control targets:
 - goodput at least 90 % of the oracle's (`goodput_vs_oracle` >= 0.895: 90 % to the nearest
@@ -78,8 +82,9 @@ def load(path):
         return json.load(f)
 
 
-def seeds(paths, limiter):
-    """Each row's means over the runs in `paths` (one per seed) and the seeds meeting its bars."""
+def summarise(paths, limiter):
+    """For the runs in `paths` (one per seed): each scenario's means over them, as printed, and
+    on how many seeds it meets every bar; and per run, the rows meeting every bar and the rows."""
     by_scenario = {}
     per_seed = []
     for path in paths:
@@ -94,29 +99,75 @@ def seeds(paths, limiter):
             seed_met += met
             by_scenario.setdefault(row["scenario"], []).append((row, met))
         per_seed.append((seed_met, len(mine)))
+    summary = {}
     for scenario, runs in by_scenario.items():
         rows = [row for row, _ in runs]
-        goodput = sum(r["goodput_vs_oracle"] for r in rows) / len(rows)
         # Runs from before the second half was measured have no such field.
         halves = [r["second_half_vs_oracle"] for r in rows if r.get("second_half_vs_oracle") is not None]
-        half = f" ({100 * sum(halves) / len(halves):.1f} % in the second half)" if halves else ""
-        refused = sum(r["refused_share"] for r in rows) / len(rows)
         jains = [
             r["fairness_converged"]
             for r in rows
             if len(r.get("ok_per_client") or []) > 1 and r.get("fairness_converged") is not None
         ]
-        jain = f", Jain {sum(jains) / len(jains):.3f} (lowest {min(jains):.3f})" if jains else ""
-        met = sum(1 for _, ok in runs if ok)
+        summary[scenario] = {
+            "goodput": f"{100 * sum(r['goodput_vs_oracle'] for r in rows) / len(rows):.1f}",
+            "half": f"{100 * sum(halves) / len(halves):.1f}" if halves else None,
+            "refused": f"{100 * sum(r['refused_share'] for r in rows) / len(rows):.1f}",
+            "jain": f"{sum(jains) / len(jains):.3f}" if jains else None,
+            "lowest": f"{min(jains):.3f}" if jains else None,
+            "met": sum(1 for _, ok in runs if ok),
+            "seeds": len(runs),
+        }
+    return summary, per_seed
+
+
+def seeds(paths, limiter, against=None):
+    """Prints each row's means over the runs in `paths` and the seeds meeting its bars, the rows
+    meeting every bar; with `against` (earlier runs of the same seeds), the rows that moved."""
+    if against is not None and len(against) != len(paths):
+        sys.exit(f"--against-seeds has {len(against)} runs where --seeds has {len(paths)}")
+    summary, per_seed = summarise(paths, limiter)
+    for scenario, s in summary.items():
+        half = f" ({s['half']} % in the second half)" if s["half"] else ""
+        jain = f", Jain {s['jain']} (lowest {s['lowest']})" if s["jain"] else ""
         print(
-            f"{scenario}: goodput {100 * goodput:.1f} %{half}, refused {100 * refused:.1f} % of calls "
+            f"{scenario}: goodput {s['goodput']} %{half}, refused {s['refused']} % of calls "
             f"served{jain}; "
-            f"every bar on {met} of {len(runs)} seeds"
+            f"every bar on {s['met']} of {s['seeds']} seeds"
         )
     each = " / ".join(str(met) for met, _ in per_seed)
     print(
         f"{sum(m for m, _ in per_seed)} of {sum(n for _, n in per_seed)} rows meet every bar "
         f"over the {len(per_seed)} runs ({each})"
+    )
+    if against is None:
+        return
+    before, before_seeds = summarise(against, limiter)
+    labels = [
+        ("goodput", "goodput", " %"),
+        ("half", "second half", " %"),
+        ("refused", "refused", " %"),
+        ("jain", "Jain", ""),
+        ("met", "every bar on", " seeds"),
+    ]
+    for scenario, s in summary.items():
+        old = before.get(scenario)
+        if old is None:
+            print(f"new: {scenario}")
+            continue
+        moved = [
+            f"{label} {old[key]} -> {s[key]}{unit}"
+            for key, label, unit in labels
+            if old[key] != s[key]
+        ]
+        if moved:
+            print(f"moved: {scenario}: {', '.join(moved)}")
+    for scenario in before:
+        if scenario not in summary:
+            print(f"gone: {scenario}")
+    print(
+        f"rows meeting every bar: {sum(m for m, _ in before_seeds)} -> "
+        f"{sum(m for m, _ in per_seed)} of {sum(n for _, n in per_seed)}"
     )
 
 
@@ -126,11 +177,16 @@ def main():
     parser.add_argument("--limiter", default="AIMD", help="the row label (default AIMD)")
     parser.add_argument("--against", help="an earlier run: also print the rows that moved")
     parser.add_argument("--seeds", nargs="+", metavar="RUN", help="runs of several seeds")
+    parser.add_argument(
+        "--against-seeds", nargs="+", metavar="RUN", help="with --seeds: earlier runs of them"
+    )
     args = parser.parse_args()
+    if args.against_seeds and not args.seeds:
+        parser.error("--against-seeds goes with --seeds")
     if args.seeds:
         if args.run or args.against:
-            sys.exit("--seeds takes the runs itself, and no --against")
-        seeds(args.seeds, args.limiter)
+            sys.exit("--seeds takes the runs itself, and no --against (--against-seeds)")
+        seeds(args.seeds, args.limiter, args.against_seeds)
         return
     if not args.run:
         parser.error("a run, or --seeds with several")

@@ -9,21 +9,35 @@
 #     bash scripts/sim-seeds.sh 1 2 3            # those seeds
 #     SIM_LIMITER="AIMD fast start" bash scripts/sim-seeds.sh   # another row of the suite
 #     SIM_KEEP=runs bash scripts/sim-seeds.sh    # keep the runs' JSON in ./runs (here)
+#     SIM_AGAINST=runs bash scripts/sim-seeds.sh # and later: the rows that moved since
 #
 # Fails if the build, a run or the summary fails (a run that printed nothing among them).
 set -euo pipefail
 shopt -s inherit_errexit
-# A relative SIM_KEEP is the caller's directory's, not the repository's.
+# A relative SIM_KEEP or SIM_AGAINST is the caller's directory's, not the repository's.
 keep=${SIM_KEEP:+$(realpath -m -- "$SIM_KEEP")}
+against=${SIM_AGAINST:+$(realpath -m -- "$SIM_AGAINST")}
 cd "$(dirname "$0")/.."
 seeds=("$@")
 if [ ${#seeds[@]} -eq 0 ]; then
     seeds=(1 2 3 4 5 6)
 fi
+if [ -n "$against" ] && [ "$against" = "$keep" ]; then
+    echo "sim-seeds: SIM_KEEP would overwrite the runs SIM_AGAINST names" >&2
+    exit 2
+fi
+before=()
 for seed in "${seeds[@]}"; do
     if ! [[ $seed =~ ^[0-9]+$ ]]; then
         echo "sim-seeds: not a seed: $seed" >&2
         exit 2
+    fi
+    if [ -n "$against" ]; then
+        if ! [ -s "$against/seed-$seed.json" ]; then
+            echo "sim-seeds: no earlier run of seed $seed in $against" >&2
+            exit 2
+        fi
+        before+=("$against/seed-$seed.json")
     fi
 done
 # On the way out, runs still going (after another failed) are stopped, and a directory of our
@@ -72,4 +86,9 @@ for run in "${runs[@]}"; do
         exit 1
     fi
 done
-python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}"
+if [ ${#before[@]} -gt 0 ]; then
+    python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}" \
+        --against-seeds "${before[@]}"
+else
+    python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}"
+fi
