@@ -667,8 +667,8 @@ struct Tally {
 /// nothing). In the unit
 /// just below the knee, the step is an eighth; a 128th within 4 s of a cut by a slow success;
 /// no dwell at all after a cut by slow successes while the window spread widely. With the
-/// probe, further below a knee set by a quick refusal, the step is at least the whole distance
-/// to the unit below the knee; and at or above the knee, right after a round whose rate followed
+/// probe, further below a knee set by a quick refusal, or by a cut seen at or above it, the step
+/// is at least the whole distance to the unit below the knee; and at or above the knee, right after a round whose rate followed
 /// its limit, at least the whole distance to the unit below the level a quick refusal last
 /// moved the knee down from (forgotten once the limit is back at that unit or after a latency
 /// cut; a quick refusal after such a step moves it halfway down to where it was seen).
@@ -820,11 +820,12 @@ impl Speed {
             bits /= if long { 128 << self.step_doublings } else { 8 };
         }
         if self.doubles
-            && self.latency_cut_at.is_none()
+            && (self.latency_cut_at.is_none() || !(self.below && self.rounds_since_cut < 255))
             && u64::from(limit) + 1 < u64::from(self.knee)
         {
-            // Below a quick refusal's knee, further than the unit below it: a step of the whole
-            // way back to that unit.
+            // Below a quick refusal's knee, or one whose last cut was seen at or above it (the
+            // client's own try), further than the unit below it: a step of the whole way back
+            // to that unit.
             bits = bits.max(u64::from(self.knee - 1 - limit) << 16);
         }
         if starting {

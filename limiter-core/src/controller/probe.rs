@@ -12,8 +12,10 @@
 //!    at most the limit (a noisy sample at low load says nothing about the limit). Below it the
 //!    controller is returning to a level it knows to be congested, and it approaches that level
 //!    one step per round, as classic AIMD does; except below a knee found by a quick refusal,
-//!    where the levels below were served and a try costs one refused call: there the step is
-//!    at least the whole way back to the unit below the knee (see `Knee::quick_gap`).
+//!    where the levels below were served and a try costs one refused call, or by the client's
+//!    own try (a cut by latency or a late refusal seen at or above the knee, where the unit
+//!    below was served just before it): there the step is at least the whole way back to the
+//!    unit below the knee (see `Knee::quick_gap`).
 //! 2. **The added concurrency was served.** A round is `limit` growth samples. At the end of
 //!    each that started at a higher limit than the one before, the completion rate of the round
 //!    (`limit / duration`) is compared with the previous round's: it must have risen by at least
