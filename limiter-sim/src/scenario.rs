@@ -365,26 +365,61 @@ fn quota_scenario(
 }
 
 fn drop_and_recover() -> Scenario {
-    quota_scenario(
-        "drop-and-recover",
-        "quota 50 per tick, 5 from 5 s, 50 again from 10 s; a backlog of work for 15 s",
-        15 * S,
-        &[("fixed 50", 50)],
-        Box::new(|| Box::new(quota(vec![(0, 50), (5 * S, 5), (10 * S, 50)], false))),
-    )
+    quota_return_at(10 * S, 0)
 }
 
 /// drop-and-recover on a provider whose calls vary in duration, as real ones do: a client
 /// that holds growth on latencies in its band finds the returned quota late, or never.
 fn quota_jitter() -> Scenario {
+    quota_return_at(10 * S, 20)
+}
+
+/// The suite's `drop-and-recover` (with `jitter_percent` 0) or `quota-jitter` (with 20) with
+/// the quota back at 50 from `return_us` µs instead of 10 s, and the backlog of work 5 s
+/// longer than that (the `return-phase` example runs it at other instants: where the return
+/// falls in the client's dwell below the low quota's knee decides how soon it is found, and
+/// without jitter a single run measures a single such place, on every seed).
+///
+/// # Examples
+///
+/// ```
+/// use limiter_sim::scenario::quota_return_at;
+///
+/// let later = quota_return_at(10_500_000, 0);
+/// assert_eq!(later.name, "drop-and-recover");
+/// assert!(later.about.contains("50 again from 10.5 s"));
+/// assert!(quota_return_at(10_500_000, 20).about.contains("back from 10.5 s"));
+/// ```
+pub fn quota_return_at(return_us: u64, jitter_percent: u32) -> Scenario {
+    let until = return_us + 5 * S;
+    let base = format!(
+        "quota 50 per tick, 5 from 5 s, 50 again from {}; a backlog of work for {}",
+        seconds(return_us),
+        seconds(until)
+    );
+    let (name, about) = if jitter_percent == 0 {
+        ("drop-and-recover", base)
+    } else {
+        let moved = if return_us == 10 * S {
+            String::new()
+        } else {
+            format!(", the quota back from {}", seconds(return_us))
+        };
+        (
+            "quota-jitter",
+            format!(
+                "drop-and-recover with every call's latency uniform within 100 ms ± {jitter_percent} %{moved}"
+            ),
+        )
+    };
     quota_scenario(
-        "quota-jitter",
-        "drop-and-recover with every call's latency uniform within 100 ms ± 20 %",
-        15 * S,
+        name,
+        &about,
+        until,
         &[("fixed 50", 50)],
-        Box::new(|| {
-            let mut quota = quota(vec![(0, 50), (5 * S, 5), (10 * S, 50)], false);
-            quota.jitter_percent = 20;
+        Box::new(move || {
+            let mut quota = quota(vec![(0, 50), (5 * S, 5), (return_us, 50)], false);
+            quota.jitter_percent = jitter_percent;
             Box::new(quota)
         }),
     )
