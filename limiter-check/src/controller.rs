@@ -1150,6 +1150,14 @@ impl Model {
                 limit = kept;
             }
         }
+        // With the probe, a quick refusal seen at or above the knee (before this cut moved it):
+        // a try of the knee, which takes back no more than down to the unit below it.
+        if self.speed.doubles && quick && knee_before > 1 && seen >= knee_before {
+            let back = Q32::from_u32(knee_before - 1);
+            if back.to_q16() > limit.to_q16() && back.to_q16() < self.limit.to_q16() {
+                limit = back;
+            }
+        }
         self.limit = limit.clamp_to(self.p.min, self.p.max);
         // The tally, like the doubling, belongs to the probe.
         self.tally = self.speed.doubles.then_some(Tally {

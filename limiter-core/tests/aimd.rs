@@ -386,20 +386,22 @@ fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_
     assert_eq!(under_quota(&mut probing, &mut t, 50, 4), [50, 51, 42, 47]);
     assert_eq!(under_quota(&mut compact, &mut tc, 50, 4), [50, 51, 42, 43]);
     // Back at 50 a round later, it dwells there (an eighth of a step per round) and tries 51
-    // again eight rounds on. The compact AIMD returns one step per round.
+    // again eight rounds on: refused at the knee, the try takes back the unit it tried (50),
+    // not the backoff's fifth (41; see `Knee::tried_back`). The compact AIMD returns one step
+    // per round.
     assert_eq!(
         under_quota(&mut probing, &mut t, 50, 12),
-        [49, 50, 50, 50, 50, 50, 50, 50, 50, 51, 41, 47]
+        [49, 50, 50, 50, 50, 50, 50, 50, 50, 51, 50, 50]
     );
     assert_eq!(
         under_quota(&mut compact, &mut tc, 50, 12),
         [44, 45, 46, 47, 48, 49, 50, 50, 50, 50, 50, 50]
     );
     // The quota falls to 5. The first round is cut by the backoff; the second down to what the
-    // first kept (5), and the knee goes to one above that, not to the 37 in flight: the limit
-    // dwells at 5 and tries 6 eight rounds later, where a knee at 37 would have brought it back
-    // towards 36 within a few rounds, into a round of refusals.
-    assert_eq!(under_quota(&mut probing, &mut t, 5, 2), [37, 5]);
+    // first kept (5), and the knee goes to one above that, not to the 40 in flight: the limit
+    // dwells at 5 and tries 6 eight rounds later, where a knee at 40 would have brought it back
+    // towards 39 within a few rounds, into a round of refusals.
+    assert_eq!(under_quota(&mut probing, &mut t, 5, 2), [40, 5]);
     assert_eq!(
         under_quota(&mut probing, &mut t, 5, 10),
         [5, 5, 5, 5, 5, 5, 5, 5, 6, 5]

@@ -398,7 +398,9 @@ impl AimdConfig {
 ///   drift to its ceiling.
 /// - **A knee, and a dwell below it** (both variants): the knee is the concurrency the last
 ///   cut's congestion was seen at. In the unit just below it the step is an eighth, so the knee
-///   is tried again only every eight rounds or so; below a knee found by latency, a 128th for the
+///   is tried again only every eight rounds or so (with the probe, a try refused quickly goes
+///   back to the unit below it, not by the backoff: `Knee::tried_back`); below a knee found by
+///   latency, a 128th for the
 ///   first 4 s after the cut (a try there slows every call in flight, not just one), and no
 ///   dwell at all where the healthy latencies spread widely (a cut by latency there is noise as
 ///   often as a knee). A sharp knee costs far less goodput (`slow-no-429`: 99 % of the oracle's,
@@ -960,6 +962,16 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                 .clamp_to(self.config.bounds.min, self.config.bounds.max)
                 .whole();
             tally.open(self.epoch, limit, in_flight, refused);
+        }
+        // A quick refusal seen at or above a knee: the try of it takes back what it tried,
+        // down to the unit below the knee, not a whole backoff (see `Knee::tried_back`).
+        if PROBES > 0 && matches!(by, CutBy::Refusal) {
+            if let Some(back) = self.knee.tried_back(seen) {
+                let back = V::from_u32(back);
+                if back.to_q16() > limit.to_q16() && back.to_q16() < self.limit.to_q16() {
+                    limit = back;
+                }
+            }
         }
         let mut backoff = DwellBackoff::NONE;
         if let Some(probe) = self.probe.first_mut() {
