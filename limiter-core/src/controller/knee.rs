@@ -415,15 +415,15 @@ impl Knee {
     ///
     /// Where calls vary, the evidence is weak: at a quota of 5 calls per tick and latencies
     /// within ±20 %, a round at 6 is often served (6 calls of 120 ms send 5 per tick), and the
-    /// rate test passes on noise. On `quota-jitter`, seed 5 (`--trace AIMD`), four returns in
-    /// the low phase (at 5.9, 7.2, 8.0 and 9.2 s, to 48, 47, 26 and 15) were refused, each
-    /// moving the level down, and there was none left to return to at 10 s; on
-    /// `shared-quota-10`, seed 6, 20 of the 27 jumps to twice the limit or more were refused
-    /// within 200 ms (another client's room, not the quota's return). Stronger evidence was
-    /// measured and not kept, before `Knee::tried_back` (rows meeting every bar of `bash
-    /// scripts/sim-seeds.sh`, 166 of 216 without them; `cargo run --release -p limiter-sim
-    /// --example return-phase` for the means over where the return falls, 84.1 and 75.7 %
-    /// without them):
+    /// rate test passes on noise. On `quota-jitter` (`--trace AIMD`, seeds 1 to 6), six
+    /// returns in the low phase were refused (two on seeds 1 and 4, one on 5 and 6), each
+    /// moving the level down: on seed 5 the one at 9.8 s left 27 of 50 to return to, at
+    /// 11.4 s. On `shared-quota-10`, seed 6, 18 of the 24 jumps to twice the limit or more
+    /// were refused within 200 ms (another client's room, not the quota's return). Stronger
+    /// evidence was measured and not kept, before `Knee::tried_back` (rows meeting every bar
+    /// of `bash scripts/sim-seeds.sh`, 166 of 216 without them; `cargo run --release -p
+    /// limiter-sim --example return-phase` for the means over where the return falls, 84.1
+    /// and 75.7 % without them):
     /// - two judged rounds in a row served: 160 rows, quota-jitter 74.8 → 70.9 % (means of
     ///   seeds 1 to 6), oscillating 84.2 → 82.1 %, shared-quota-10 on 4 → 1 seeds;
     /// - the level remembered only for a fall the tally confirmed (the round that lost most of
