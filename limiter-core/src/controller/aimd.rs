@@ -967,20 +967,18 @@ impl<V: LimitValue, const N: usize, const PROBES: usize> Aimd<V, N, PROBES> {
                     limit = kept;
                 }
             }
-            let limit = limit
-                .clamp_to(self.config.bounds.min, self.config.bounds.max)
-                .whole();
-            tally.open(self.epoch, limit, in_flight, refused);
-        }
-        // A quick refusal seen at or above a knee: the try of it takes back what it tried,
-        // down to the unit below the knee, not a whole backoff (see `Knee::tried_back`).
-        if PROBES > 0 && matches!(by, CutBy::Refusal) {
-            if let Some(back) = self.knee.tried_back(seen) {
+            // A quick refusal seen at or above the knee: a try of it takes back what it tried,
+            // down to the unit below the knee, not a whole backoff (see `Knee::tried_back`).
+            if let Some(back) = self.knee.tried_back(seen).filter(|_| quick) {
                 let back = V::from_u32(back);
                 if back.to_q16() > limit.to_q16() && back.to_q16() < self.limit.to_q16() {
                     limit = back;
                 }
             }
+            let limit = limit
+                .clamp_to(self.config.bounds.min, self.config.bounds.max)
+                .whole();
+            tally.open(self.epoch, limit, in_flight, refused);
         }
         let mut backoff = DwellBackoff::NONE;
         if let Some(probe) = self.probe.first_mut() {
