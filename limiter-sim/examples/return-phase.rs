@@ -19,14 +19,12 @@
 
 use std::fmt::Write;
 
-use limiter_sim::report::rows;
+use limiter_sim::report::row_of;
 use limiter_sim::scenario::quota_return_at;
 
 /// AIMD's goodput against the oracle's and its refusals against its calls served, in one run.
 fn aimd(return_us: u64, jitter: u32, seed: u64) -> (f64, f64) {
-    let row = rows(&quota_return_at(return_us, jitter), seed)
-        .into_iter()
-        .find(|r| r.limiter == "AIMD")
+    let row = row_of(quota_return_at(return_us, jitter), seed, "AIMD")
         .expect("the suite's limiters include AIMD");
     let share = row.goodput_vs_oracle.expect("AIMD's row has a goodput");
     (share, row.refused_share.unwrap_or(0.0))

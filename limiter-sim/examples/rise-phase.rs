@@ -14,7 +14,7 @@
 
 use std::fmt::Write;
 
-use limiter_sim::report::rows;
+use limiter_sim::report::row_of;
 use limiter_sim::scenario::capacity_rise_at;
 
 fn main() {
@@ -24,12 +24,10 @@ fn main() {
     // Every quarter of a second from 2 s to 10 s: finer than the dwell's 4 s, so the mean
     // weighs every place a rise can fall in it alike.
     for quarter in 8..=40u64 {
-        let scenario = capacity_rise_at(quarter * 250_000);
+        let rise_us = quarter * 250_000;
         let mut line = format!("{:>7.2} s", quarter as f64 / 4.0);
         for seed in seeds {
-            let share = rows(&scenario, seed)
-                .into_iter()
-                .find(|r| r.limiter == "AIMD")
+            let share = row_of(capacity_rise_at(rise_us), seed, "AIMD")
                 .and_then(|r| r.goodput_vs_oracle)
                 .expect("AIMD's row has a goodput");
             all.push(share);

@@ -51,6 +51,30 @@ pub fn rows(scenario: &Scenario, seed: u64) -> Vec<Row> {
     rows_traced(scenario, seed, None)
 }
 
+/// The row of the limiter labelled `label` alone, against the oracle: [`rows`] of a copy of
+/// `scenario` that runs only those two (the others' runs would be thrown away); `None` if the
+/// scenario has no limiter so labelled.
+///
+/// # Examples
+///
+/// ```
+/// use limiter_sim::report::row_of;
+/// use limiter_sim::scenario::capacity_rise_at;
+///
+/// let row = row_of(capacity_rise_at(5_000_000), 1, "AIMD").unwrap();
+/// assert_eq!(row.limiter, "AIMD");
+/// assert!(row.goodput_vs_oracle.is_some_and(|g| g > 0.5 && g <= 1.01));
+/// assert!(row_of(capacity_rise_at(5_000_000), 1, "no such limiter").is_none());
+/// ```
+pub fn row_of(mut scenario: Scenario, seed: u64, label: &str) -> Option<Row> {
+    scenario
+        .limiters
+        .retain(|(l, _)| l == label || l == "oracle");
+    rows(&scenario, seed)
+        .into_iter()
+        .find(|r| r.limiter == label)
+}
+
 /// [`rows`], with the run of the limiter labelled `trace.0` traced to `trace.1` (see
 /// [`run_traced`]), after a line `# SCENARIO LIMITER` and one
 /// naming the columns.

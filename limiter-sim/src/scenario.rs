@@ -390,8 +390,16 @@ fn quota_jitter() -> Scenario {
 /// assert!(later.about.contains("50 again from 10.5 s"));
 /// assert!(quota_return_at(10_500_000, 20).about.contains("back from 10.5 s"));
 /// ```
+///
+/// # Panics
+///
+/// If `return_us` is not after the fall at 5 s: the quota would never come back.
 pub fn quota_return_at(return_us: u64, jitter_percent: u32) -> Scenario {
-    let until = return_us + 5 * S;
+    assert!(
+        return_us > 5 * S,
+        "the quota falls at 5 s: it must come back after that"
+    );
+    let until = return_us.saturating_add(5 * S);
     let base = format!(
         "quota 50 per tick, 5 from 5 s, 50 again from {}; a backlog of work for {}",
         seconds(return_us),
