@@ -426,7 +426,7 @@
 //!    above), and held healthy calls: `capacity-rise` on 6 → 3 seeds (90.3 → 88.3 % of the
 //!    oracle's goodput), 161 rows of 216 against 166 (`bash scripts/sim-seeds.sh`). The
 //!    narrowest band until a full window measures one: 152 rows, late-joiner-100 fair on no
-//!    seed (6 before). Its incumbents stop at 5 (the oracle's 4, p95 1.33 times its); the
+//!    seed (6 before). Its incumbents stop at 5 (the oracle's 4, p95 1.32 times its); the
 //!    joiner learns its baseline on their queue (seed 1: 133.8 ms, the dependency's 100),
 //!    grows on the fast calls of their drain from 6 to 8, and the low round rescales it to 7
 //!    (1.4 times its share). A low round that rescales the limit its run began at rather
@@ -568,8 +568,10 @@
 //!     98.7 → 99.3 %, `capacity-drop` p95 10 → 5 ms (its knee is not tried again before the
 //!     load ends); `shared-1000-linear` unchanged (its timeouts' dwells are 32 s already); the
 //!     rows that meet every target 159 → 162 of 216; the late joiners unchanged.
-//!     The others' cuts are what such a try costs (`shared-10-linear`, seed 5: about 100
-//!     calls each at 5, 11 and 16 s, every client cutting), but letting the one who tried
+//!     The others' cuts are what such a try costs (`shared-10-linear`, seed 5, `--trace AIMD`
+//!     and `scripts/trace-summary.py --every 1000`: tries at 5, 11 and 16 s, each cutting
+//!     about every client and costing 260, 95 and 60 calls of the 390 a second the oracle
+//!     serves), but letting the one who tried
 //!     take it back alone is worse: a first cut by slow successes below the knee at a kept
 //!     level held for a round instead (a new epoch, no decrease; the cut comes if the next
 //!     round is congested too) met every bar in 150 rows of 216 against 166, `fairness`'s
