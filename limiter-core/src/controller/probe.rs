@@ -433,7 +433,10 @@
 //!    seed (6 before). Its incumbents stop at 5 (the oracle's 4, p95 1.32 times its); the
 //!    joiner learns its baseline on their queue (seed 1: 133.8 ms, the dependency's 100),
 //!    grows on the fast calls of their drain from 6 to 8, and the low round rescales it to 7
-//!    (1.4 times its share). A low round that rescales the limit its run began at rather
+//!    (1.4 times its share). With growth held as well while two successes or more in a row come back
+//!    under `10/11` of the baseline (a low round under way, so that the joiner does not grow
+//!    on the drain's fast calls): 151 rows, `creep` still at 6, the late joiners fair on 2
+//!    and 1 seeds; the hold alone, 160 rows (shared-quota-10 at the bar on 3 → 0 seeds). A low round that rescales the limit its run began at rather
 //!    than the one grown during it (rule 6; 6 rather than 8 there, so 4), with the band as it
 //!    is: 162 rows, the joiners fair on 4 and 3 seeds of 6 (5 and 6 without it). Measured
 //!    from the differences between samples that came one after the other (four thirds of
