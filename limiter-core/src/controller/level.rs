@@ -22,6 +22,13 @@ pub(crate) struct Bounds {
 
 impl Bounds {
     /// Every controller's default: start at 4 within `[1, 64]`.
+    ///
+    /// Where clients that start together have shares below the initial limit, their first
+    /// calls build a queue that their baselines learn (the `shapes` example of `limiter-sim`,
+    /// its `x2` rows: p95 2.7 to 5.7 times the oracle's). Starting at 2 instead, seed 1: 8 → 13
+    /// of its 24 shapes meet every bar, but the suite's scenarios give each client a share of
+    /// 4, and 165 → 135 of its 216 rows (seeds 1 to 6) meet them: the late joiners on no seed
+    /// (5 and 6 of 6), drop-and-recover 86.8 → 83.3 %, noisy-tenant 90.3 → 87.4 %.
     pub(crate) const DEFAULT: Bounds = Bounds {
         initial: 4,
         min: 1,
