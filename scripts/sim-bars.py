@@ -7,6 +7,7 @@
     python3 scripts/sim-bars.py run.json --against before.json  # and the rows that moved
     python3 scripts/sim-bars.py --seeds s1.json s2.json s3.json  # several seeds, row by row
     python3 scripts/sim-bars.py --seeds s1.json s2.json --against-seeds b1.json b2.json
+    python3 scripts/sim-bars.py --seeds s1.json s2.json --scenario quota-jitter  # that row only
 
 With `--seeds`, each file is one seed's run (of the same scenarios), and each row prints its means
 over the seeds (goodput, refusals, Jain's index over the converged window) and on how many seeds
@@ -82,13 +83,20 @@ def load(path):
         return json.load(f)
 
 
-def summarise(paths, limiter):
+def summarise(paths, limiter, only=None):
     """For the runs in `paths` (one per seed): each scenario's means over them, as printed, and
-    on how many seeds it meets every bar; and per run, the rows meeting every bar and the rows."""
+    on how many seeds it meets every bar; and per run, the rows meeting every bar and the rows.
+    With `only` (scenario names), the rows of those scenarios alone, each of which every run
+    must have."""
     by_scenario = {}
     per_seed = []
     for path in paths:
         rows = load(path)
+        if only:
+            missing = sorted(set(only) - {r["scenario"] for r in rows})
+            if missing:
+                sys.exit(f"no scenario {missing[0]!r} in {path}")
+            rows = [r for r in rows if r["scenario"] in only]
         oracles = {r["scenario"]: r for r in rows if r["limiter"] == "oracle"}
         mine = [r for r in rows if r["limiter"] == limiter]
         if not mine:
@@ -121,12 +129,13 @@ def summarise(paths, limiter):
     return summary, per_seed
 
 
-def seeds(paths, limiter, against=None):
+def seeds(paths, limiter, against=None, only=None):
     """Prints each row's means over the runs in `paths` and the seeds meeting its bars, the rows
-    meeting every bar; with `against` (earlier runs of the same seeds), the rows that moved."""
+    meeting every bar; with `against` (earlier runs of the same seeds), the rows that moved;
+    with `only`, for those scenarios alone."""
     if against is not None and len(against) != len(paths):
         sys.exit(f"--against-seeds has {len(against)} runs where --seeds has {len(paths)}")
-    summary, per_seed = summarise(paths, limiter)
+    summary, per_seed = summarise(paths, limiter, only)
     for scenario, s in summary.items():
         half = f" ({s['half']} % in the second half)" if s["half"] else ""
         jain = f", Jain {s['jain']} (lowest {s['lowest']})" if s["jain"] else ""
@@ -142,7 +151,7 @@ def seeds(paths, limiter, against=None):
     )
     if against is None:
         return
-    before, before_seeds = summarise(against, limiter)
+    before, before_seeds = summarise(against, limiter, only)
     labels = [
         ("goodput", "goodput", " %"),
         ("half", "second half", " %"),
@@ -180,13 +189,18 @@ def main():
     parser.add_argument(
         "--against-seeds", nargs="+", metavar="RUN", help="with --seeds: earlier runs of them"
     )
+    parser.add_argument(
+        "--scenario", action="append", metavar="NAME", help="with --seeds: this scenario only"
+    )
     args = parser.parse_args()
     if args.against_seeds and not args.seeds:
         parser.error("--against-seeds goes with --seeds")
+    if args.scenario and not args.seeds:
+        parser.error("--scenario goes with --seeds")
     if args.seeds:
         if args.run or args.against:
             sys.exit("--seeds takes the runs itself, and no --against (--against-seeds)")
-        seeds(args.seeds, args.limiter, args.against_seeds)
+        seeds(args.seeds, args.limiter, args.against_seeds, args.scenario)
         return
     if not args.run:
         parser.error("a run, or --seeds with several")

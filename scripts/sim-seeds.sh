@@ -10,6 +10,9 @@
 #     SIM_LIMITER="AIMD fast start" bash scripts/sim-seeds.sh   # another row of the suite
 #     SIM_KEEP=runs bash scripts/sim-seeds.sh    # keep the runs' JSON in ./runs (here)
 #     SIM_AGAINST=runs bash scripts/sim-seeds.sh # and later: the rows that moved since
+#     SIM_SCENARIOS="shared-quota-10 quota-jitter" bash scripts/sim-seeds.sh $(seq 1 24)
+#                                                # only those scenarios (seconds, not minutes),
+#                                                # against those of SIM_AGAINST's runs
 #
 # Fails if the build, a run or the summary fails (a run that printed nothing among them).
 set -euo pipefail
@@ -65,10 +68,15 @@ fi
 cargo build --release --quiet -p limiter-sim
 # The runs are independent and each takes one core: as many at once as there are cores.
 jobs=$(nproc)
+# SIM_SCENARIOS: names (as `limiter-sim --list` prints them), whitespace-separated.
+only=()
+for name in ${SIM_SCENARIOS:-}; do
+    only+=(--scenario "$name")
+done
 pids=()
 runs=()
 for seed in "${seeds[@]}"; do
-    ./target/release/limiter-sim --format json --seed "$seed" >"$out/seed-$seed.json" &
+    ./target/release/limiter-sim --format json --seed "$seed" "${only[@]}" >"$out/seed-$seed.json" &
     pids+=($!)
     runs+=("$out/seed-$seed.json")
     if [ ${#pids[@]} -ge "$jobs" ]; then
@@ -86,9 +94,10 @@ for run in "${runs[@]}"; do
         exit 1
     fi
 done
+# The same names restrict the summary, and the earlier runs with it.
 if [ ${#before[@]} -gt 0 ]; then
     python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}" \
-        --against-seeds "${before[@]}"
+        --against-seeds "${before[@]}" "${only[@]}"
 else
-    python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}"
+    python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}" "${only[@]}"
 fi
