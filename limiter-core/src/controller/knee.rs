@@ -96,6 +96,11 @@ const LONG_DWELL_ROUNDS: u64 = 32;
 /// rule 3). Chosen for calls of 100 ms, where 4 s is 40 rounds; with calls of 400 ms it is
 /// 10, and each client tried a shared knee thirteen times as often as the 128 rounds say.
 /// The floor keeps at least a quarter of them: under 125 ms a round, 4 s is the longer.
+/// Half of both (2 s and 16 round trips), with one more doubling allowed so that a timeout's
+/// dwell still reaches 32 s, for a client alone to find a rise sooner while another client's
+/// tries still double it (rule 11): 149 rows of 216 against 165 (`bash scripts/sim-seeds.sh`),
+/// `capacity-rise` 90.3 → 84.8 % itself (each try of its sharp knee doubles every call's
+/// latency), `hang-silent` 94.6 → 89.4 %, `shared-10-linear` on 5 → 1 seeds. Not kept.
 /// Without the probe, in 32 bits (at most 32 s): no 64-bit shift routine on a Cortex-M0.
 const fn long_dwell<const PROBE: bool>(round_micros: u32, doublings: u8) -> u64 {
     if PROBE {
