@@ -1531,25 +1531,17 @@ pub fn controller_quota(data: &[u8]) {
             }
             let (calls, served, emitted, pace) = round;
             round.2 += 1;
-            Some(Event::Sample {
-                admitted: TimeStep::Forward(0),
-                completed: TimeStep::Forward(100),
-                in_flight: u16::try_from(calls).unwrap_or(u16::MAX),
-                // A cut during the round: what completes after it was admitted before it.
-                stale: limit < calls,
-                outcome: if emitted < served { 2 } else { 0 },
-                pace,
-                // A stating round's answers count down the account's calls left, `spend` of
-                // them for each answer of this client's (its share: a whole, a half, a third or
-                // a quarter). Each stating round counts down from 1,000 again: a new window,
-                // unless the round before fell by two calls or less (a rise of at most half of
-                // what it spent and one reads as the same window).
-                calls_left: if pace > 0 {
-                    u16::try_from(1_000u32.saturating_sub(emitted * spend)).unwrap_or(0)
-                } else {
-                    0
-                },
-            })
+            // A stating round's answers count down the account's calls left, `spend` of them
+            // for each answer of this client's (its share: a whole, a half, a third or a
+            // quarter). Each stating round counts down from 1,000 again: a new window, unless
+            // the round before fell by two calls or less (a rise of at most half of what it
+            // spent and one reads as the same window).
+            let calls_left = if pace > 0 {
+                u16::try_from(1_000u32.saturating_sub(emitted * spend)).unwrap_or(0)
+            } else {
+                0
+            };
+            Some(quota_call(calls, limit, emitted < served, pace, calls_left))
         }
     }
     let plain = Plain::DEFAULT;
@@ -1561,6 +1553,55 @@ pub fn controller_quota(data: &[u8]) {
         ..plain
     };
     drive_against_model::<1>(&fast, stream(data));
+}
+
+/// One call of a quota round of `calls` (each admitted with that many in flight and answered
+/// at once), with the limit now at `limit`: served or refused, with the pace and calls left its
+/// answer states.
+fn quota_call(calls: u32, limit: u32, served: bool, pace: u16, calls_left: u16) -> Event {
+    Event::Sample {
+        admitted: TimeStep::Forward(0),
+        completed: TimeStep::Forward(100),
+        in_flight: u16::try_from(calls).unwrap_or(u16::MAX),
+        // A cut during the round: what completes after it was admitted before it.
+        stale: limit < calls,
+        outcome: if served { 2 } else { 0 },
+        pace,
+        calls_left,
+    }
+}
+
+/// AIMD against its reference model, as [`controller_quota`], on a quota that holds for rounds
+/// on end and now and then moves: each round of the limit's calls, admitted with the limit in
+/// flight and answered at once, is served up to the quota and refused past it; one round in
+/// eight the next byte of `data` sets a new quota (1 to 64 calls), and the others keep it.
+/// Under a quota that holds, the limit finds its knee, dwells below it and tries it again,
+/// so a quota that falls as a try is refused, and comes back most of the way a round later,
+/// reaches the cut of a refused try of the knee (`Knee::tried_back`) and the tally it opens:
+/// the random shares of [`controller_quota`], a new quota every round, seldom do.
+pub fn controller_quota_levels(data: &[u8]) {
+    fn stream(data: &[u8]) -> impl FnMut(u32, usize) -> Option<Event> + '_ {
+        let mut bytes = data.iter().copied();
+        let mut quota = 50;
+        // The round under way: its calls, the calls it serves and the calls emitted so far.
+        let mut round = (0u32, 0u32, 0u32);
+        move |limit: u32, _| {
+            while round.2 >= round.0 {
+                let byte = bytes.next()?;
+                if byte % 8 == 0 {
+                    quota = 1 + u32::from(byte / 4);
+                }
+                let calls = limit.clamp(1, u32::from(u16::MAX));
+                round = (calls, calls.min(quota), 0);
+            }
+            let (calls, served, emitted) = round;
+            round.2 += 1;
+            Some(quota_call(calls, limit, emitted < served, 0, 0))
+        }
+    }
+    let plain = Plain::DEFAULT;
+    drive_against_model::<1>(&plain, stream(data));
+    drive_against_model::<0>(&plain, stream(data));
 }
 
 /// `Aimd<Q32, 16, P>` (`P = 1`: with the growth probe; `P = 0`: compact) against the model,

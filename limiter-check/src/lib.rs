@@ -26,7 +26,9 @@ mod retry_after;
 mod retry_budget;
 mod window;
 
-pub use controller::{controller, controller_quota, controller_rounds, fixed_vs_float};
+pub use controller::{
+    controller, controller_quota, controller_quota_levels, controller_rounds, fixed_vs_float,
+};
 pub use gate::gate;
 pub use quota_hint::quota_hint;
 pub use retry_after::retry_after;

@@ -30,6 +30,11 @@ proptest! {
     }
 
     #[test]
+    fn aimd_follows_its_model_under_a_quota_that_holds_and_moves(bytes in vec(any::<u8>(), 0..256)) {
+        limiter_check::controller_quota_levels(&bytes);
+    }
+
+    #[test]
     fn fixed_and_float_agree(bytes in vec(any::<u8>(), 0..2_048)) {
         limiter_check::fixed_vs_float(&bytes);
     }

@@ -364,19 +364,21 @@ fn probing_and_compact(initial: u32) -> (AimdFixed, AimdFixedCompact) {
     )
 }
 
+/// Rounds of the limit's calls (each admitted with the limit in flight) under a quota of `quota`
+/// concurrent calls, from `t` (ms, moved on by 100 a round): the limits after each.
+fn under_quota<C: Controller>(c: &mut C, t: &mut u64, quota: u32, rounds: usize) -> Vec<u32> {
+    (0..rounds)
+        .map(|_| {
+            let limit = c.limit();
+            busy_round(c, *t, limit, limit.min(quota));
+            *t += 100;
+            c.limit()
+        })
+        .collect()
+}
+
 #[test]
 fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_the_knee() {
-    /// Rounds under a quota of `quota` concurrent calls: the limits after each.
-    fn under_quota<C: Controller>(c: &mut C, t: &mut u64, quota: u32, rounds: usize) -> Vec<u32> {
-        (0..rounds)
-            .map(|_| {
-                let limit = c.limit();
-                busy_round(c, *t, limit, limit.min(quota));
-                *t += 100;
-                c.limit()
-            })
-            .collect()
-    }
     let (mut probing, mut compact) = probing_and_compact(50);
     let (mut t, mut tc) = (0, 0);
     // A quota of 50 calls: the third round tries 51, one call is refused, and the cut by the
@@ -431,6 +433,27 @@ fn below_a_quick_refusals_knee_the_limit_returns_in_rounds_and_a_sized_cut_sets_
             5, 5, 5, 5, 6, 7, 50, 40, 20, 20, 20, 20, 20, 20, 20, 20, 20, 21
         ]
     );
+}
+
+#[test]
+fn a_refused_try_of_the_knee_tallies_its_round_under_the_limit_it_took_back_to() {
+    let (mut probing, _) = probing_and_compact(50);
+    let mut t = 0;
+    // A quota of 50: the knee is found at 51, and the limit dwells at 50 until it tries 51
+    // again (as in the test above).
+    assert_eq!(under_quota(&mut probing, &mut t, 50, 4), [50, 51, 42, 47]);
+    assert_eq!(
+        under_quota(&mut probing, &mut t, 50, 10),
+        [49, 50, 50, 50, 50, 50, 50, 50, 50, 51]
+    );
+    // The quota falls to 5 as 51 is tried: the try takes back only the unit it tried (50, not
+    // the backoff's 40), and its round is tallied: 51 in flight, 46 refused.
+    assert_eq!(under_quota(&mut probing, &mut t, 5, 1), [50]);
+    // The next round serves 45 before a refusal: within the 50 successes of the limit the try
+    // left, so the cut is sized by the tallied round, down to the 5 it kept. (Tallied under the
+    // backoff's 40 instead, those 45 successes would have closed the tally, and the cut been
+    // the backoff's: 40.)
+    assert_eq!(under_quota(&mut probing, &mut t, 45, 1), [5]);
 }
 
 #[test]
