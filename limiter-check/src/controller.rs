@@ -1573,8 +1573,9 @@ fn quota_call(calls: u32, limit: u32, served: bool, pace: u16, calls_left: u16) 
 
 /// AIMD against its reference model, as [`controller_quota`], on a quota that holds for rounds
 /// on end and now and then moves: each round of the limit's calls, admitted with the limit in
-/// flight and answered at once, is served up to the quota and refused past it; one round in
-/// eight the next byte of `data` sets a new quota (1 to 64 calls), and the others keep it.
+/// flight and answered at once, is served up to the quota and refused past it; the round's
+/// byte of `data` keeps the quota seven times in eight, and otherwise the byte after it sets a
+/// new one (1 to 64 calls).
 /// Under a quota that holds, the limit finds its knee, dwells below it and tries it again,
 /// so a quota that falls as a try is refused, and comes back most of the way a round later,
 /// reaches the cut of a refused try of the knee (`Knee::tried_back`) and the tally it opens:
@@ -1589,7 +1590,7 @@ pub fn controller_quota_levels(data: &[u8]) {
             while round.2 >= round.0 {
                 let byte = bytes.next()?;
                 if byte % 8 == 0 {
-                    quota = 1 + u32::from(byte / 4);
+                    quota = 1 + u32::from(bytes.next()? % 64);
                 }
                 let calls = limit.clamp(1, u32::from(u16::MAX));
                 round = (calls, calls.min(quota), 0);
