@@ -94,6 +94,19 @@ for run in "${runs[@]}"; do
         exit 1
     fi
 done
+# Each run holds the named scenarios and no other (a name lost on the way would run them all).
+if [ -n "${SIM_SCENARIOS:-}" ]; then
+    for run in "${runs[@]}"; do
+        # shellcheck disable=SC2086 # one name per word
+        python3 -c '
+import json, sys
+got = {row["scenario"] for row in json.load(open(sys.argv[1]))}
+want = set(sys.argv[2:])
+if got != want:
+    sys.exit(f"sim-seeds: {sys.argv[1]} holds {sorted(got)}, not {sorted(want)}")
+' "$run" $SIM_SCENARIOS
+    done
+fi
 # The same names restrict the summary, and the earlier runs with it.
 if [ ${#before[@]} -gt 0 ]; then
     python3 scripts/sim-bars.py --limiter "${SIM_LIMITER:-AIMD}" --seeds "${runs[@]}" \
